@@ -1,0 +1,3 @@
+module github.com/backtrail/backtrail
+
+go 1.26
