@@ -1,0 +1,135 @@
+package dwarf
+
+import (
+	"slices"
+
+	"github.com/backtrail/backtrail/internal/bin"
+)
+
+// UnitRange assigns the addresses [Lo, Hi) to unit number Unit (an index
+// into Units).
+type UnitRange struct {
+	Lo, Hi uint64
+	Unit   int
+}
+
+// UnitRanges returns which unit owns each address, sorted and without
+// overlaps, computed the way llvm-symbolizer does: from .debug_aranges for
+// the units it describes and from each other unit's own ranges; where
+// units overlap, the range continues with the unit that owned the addresses
+// just below, else goes to the unit with the lowest offset. Cost: one
+// pass over .debug_aranges plus the root entry of each unit.
+func (d *Data) UnitRanges() ([]UnitRange, error) {
+	type endpoint struct {
+		addr  uint64
+		unit  int
+		start bool
+	}
+	var eps []endpoint
+	add := func(unit int, lo, hi uint64) {
+		if lo < hi {
+			eps = append(eps, endpoint{lo, unit, true}, endpoint{hi, unit, false})
+		}
+	}
+	described := make(map[int]bool)
+	d.readAranges(func(unitOff, lo, hi uint64) {
+		u := d.unitContaining(unitOff)
+		if u == nil {
+			return
+		}
+		described[u.index] = true
+		add(u.index, lo, hi)
+	})
+	var ui UnitInfo
+	for i := range d.units {
+		u := &d.units[i]
+		if described[i] || u.Type == DW_UT_type || u.Type == DW_UT_split_type {
+			continue
+		}
+		r, err := d.newEntryReader(u)
+		if err != nil {
+			return nil, err
+		}
+		ui.Ranges = ui.Ranges[:0]
+		if _, err := r.readRoot(&ui); err != nil {
+			return nil, err
+		}
+		for _, rg := range ui.Ranges {
+			add(i, rg.Lo, rg.Hi)
+		}
+	}
+	slices.SortStableFunc(eps, func(a, b endpoint) int {
+		switch {
+		case a.addr < b.addr:
+			return -1
+		case a.addr > b.addr:
+			return 1
+		}
+		return 0
+	})
+	var out []UnitRange
+	var valid []int // sorted multiset of units covering the current address
+	prev := ^uint64(0)
+	for _, e := range eps {
+		if prev < e.addr && len(valid) > 0 {
+			if n := len(out); n > 0 && out[n-1].Hi == prev && slices.Contains(valid, out[n-1].Unit) {
+				out[n-1].Hi = e.addr
+			} else {
+				out = append(out, UnitRange{prev, e.addr, valid[0]})
+			}
+		}
+		if e.start {
+			i, _ := slices.BinarySearch(valid, e.unit)
+			valid = slices.Insert(valid, i, e.unit)
+		} else if i, ok := slices.BinarySearch(valid, e.unit); ok {
+			valid = slices.Delete(valid, i, i+1)
+		}
+		prev = e.addr
+	}
+	return out, nil
+}
+
+// readAranges calls fn for each address range of .debug_aranges with the
+// offset of the unit it names. Malformed sets end the walk; what was read
+// before stays valid.
+func (d *Data) readAranges(fn func(unitOff, lo, hi uint64)) {
+	sec := d.sec.Aranges
+	b := bin.New(".debug_aranges", 0, sec, d.big)
+	for b.Len() > 0 && b.Err() == nil {
+		start := b.Pos()
+		length := uint64(b.U32())
+		dwarf64 := length == 0xffffffff
+		if dwarf64 {
+			length = b.U64()
+		}
+		if b.Err() != nil || length > uint64(b.Len()) {
+			return
+		}
+		end := b.Pos() + int(length)
+		b.U16() // version
+		var unitOff uint64
+		if dwarf64 {
+			unitOff = b.U64()
+		} else {
+			unitOff = uint64(b.U32())
+		}
+		addrSize := int(b.U8())
+		b.U8() // segment selector size
+		if addrSize != 4 && addrSize != 8 {
+			return
+		}
+		// Tuples are aligned to twice the address size from the set start.
+		tuple := 2 * addrSize
+		if pad := (b.Pos() - start) % tuple; pad != 0 {
+			b.Skip(tuple - pad)
+		}
+		for b.Pos()+tuple <= end && b.Err() == nil {
+			addr, n := b.Uint(addrSize), b.Uint(addrSize)
+			if addr == 0 && n == 0 {
+				break
+			}
+			fn(unitOff, addr, addr+n)
+		}
+		b.Seek(end)
+	}
+}

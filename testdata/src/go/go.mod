@@ -1,0 +1,3 @@
+module backtrail.test/gofixture
+
+go 1.26
