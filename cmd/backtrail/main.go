@@ -1,0 +1,192 @@
+// Command backtrail symbolicates addresses, inspects debug files, builds
+// symcaches, dumps live processes and runs the backtrail server.
+//
+// Each subcommand lives in its own file; this file holds the command table,
+// which is also the source of the help text (see help_test.go).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// command is one entry of the command table.
+type command struct {
+	name  string // may contain a space for two-word commands ("debugfile info")
+	args  string // usage after the name
+	short string
+	long  string
+	flags func(fs *flag.FlagSet) // registers flags; nil for none
+	run   func(ctx context.Context, env *env, fs *flag.FlagSet, args []string) error
+}
+
+// env is what a command may touch, so tests can run commands in-process.
+type env struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	// isTerminal reports whether stderr is a terminal, for progress bars.
+	isTerminal bool
+}
+
+// usageError makes main print usage and exit 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Sprintf(format, args...)}
+}
+
+var commands []*command
+
+func register(c *command) { commands = append(commands, c) }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, isTerminal: isTerminal(os.Stderr)}
+	code := run(ctx, e, os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+// run executes the command line args and returns the exit code.
+func run(ctx context.Context, e *env, args []string) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		if len(args) > 1 {
+			if c, _ := lookup(args[1:]); c != nil {
+				printCommandHelp(e.stdout, c)
+				return 0
+			}
+		}
+		printHelp(e.stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	c, rest := lookup(args)
+	if c == nil {
+		fmt.Fprintf(e.stderr, "backtrail: unknown command %q\nRun 'backtrail help' for usage.\n", strings.Join(args[:min(len(args), 2)], " "))
+		return 2
+	}
+	fs := flag.NewFlagSet("backtrail "+c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if c.flags != nil {
+		c.flags(fs)
+	}
+	positional, err := parseInterspersed(fs, rest)
+	if errors.Is(err, flag.ErrHelp) {
+		printCommandHelp(e.stdout, c)
+		return 0
+	}
+	if err == nil {
+		err = c.run(ctx, e, fs, positional)
+	}
+	if err != nil {
+		var ue *usageError
+		if errors.As(err, &ue) || isFlagError(err) {
+			fmt.Fprintf(e.stderr, "backtrail %s: %v\nusage: backtrail %s %s\n", c.name, err, c.name, c.args)
+			return 2
+		}
+		fmt.Fprintf(e.stderr, "backtrail: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// flagError marks errors from flag parsing, which are usage errors.
+type flagError struct{ error }
+
+func isFlagError(err error) bool {
+	var fe flagError
+	return errors.As(err, &fe)
+}
+
+// parseInterspersed parses flags that may appear between positional
+// arguments, as llvm-symbolizer and c++filt allow. "--" ends flags.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, flagError{err}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// lookup finds the command named by the first one or two words of args.
+func lookup(args []string) (*command, []string) {
+	if len(args) >= 2 {
+		for _, c := range commands {
+			if c.name == args[0]+" "+args[1] {
+				return c, args[2:]
+			}
+		}
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			return c, args[1:]
+		}
+	}
+	return nil, nil
+}
+
+func sortedCommands() []*command {
+	cs := append([]*command(nil), commands...)
+	sort.Slice(cs, func(i, j int) bool { return cs[i].name < cs[j].name })
+	return cs
+}
+
+func printHelp(w io.Writer) {
+	fmt.Fprintf(w, "backtrail captures, symbolicates and collects stack traces.\n\nUsage:\n\n\tbacktrail <command> [arguments]\n\nCommands:\n\n")
+	for _, c := range sortedCommands() {
+		fmt.Fprintf(w, "\t%-18s %s\n", c.name, c.short)
+	}
+	fmt.Fprintf(w, "\nRun 'backtrail help <command>' for details.\n")
+}
+
+func printCommandHelp(w io.Writer, c *command) {
+	fmt.Fprintf(w, "usage: backtrail %s %s\n\n%s\n", c.name, c.args, strings.TrimSpace(c.long))
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	if c.flags == nil {
+		return
+	}
+	c.flags(fs)
+	fmt.Fprintf(w, "\nFlags:\n")
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		if name != "" {
+			name = "=" + name
+		}
+		fmt.Fprintf(w, "  --%s%s\n    \t%s", f.Name, name, usage)
+		if f.DefValue != "" && f.DefValue != "false" {
+			fmt.Fprintf(w, " (default %s)", f.DefValue)
+		}
+		fmt.Fprintln(w)
+	})
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,369 @@
+package main
+
+// The differential suite: for the project's own C, C++, Rust and Go fixture
+// programs, compiled many ways by internal/fixture, every line-table row
+// (and the byte after it, and every symbol start) in the executable
+// sections is symbolized by `backtrail symbolize` and by llvm-symbolizer-14,
+// and the outputs must be identical, block for block. Differences that are
+// llvm's limitations, not ours, are listed in knownDiffs with their reasons;
+// anything else fails the test.
+
+import (
+	"bytes"
+	"context"
+	"debug/elf"
+	"debug/macho"
+	"fmt"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/backtrail/backtrail/internal/fixture"
+	"github.com/backtrail/backtrail/internal/testenv"
+)
+
+// diffCase is one fixture and how to compare it.
+type diffCase struct {
+	spec fixture.Spec
+	// twin, when set, is a build of the same program whose llvm-symbolizer
+	// answers ours must equal, for files llvm-symbolizer 14 cannot read.
+	twin *fixture.Spec
+	// why explains twin.
+	why string
+	// noColumns compares without columns (the Go pclntab has none).
+	noColumns bool
+	// dsym symbolizes a Mach-O binary through its .dSYM bundle directory
+	// instead of the binary.
+	dsym bool
+}
+
+func diffCases() []diffCase {
+	var cs []diffCase
+	for _, lang := range []string{"c", "cxx"} {
+		for _, cc := range []string{"gcc", "clang"} {
+			for _, opt := range []int{0, 2} {
+				for _, dw := range []int{4, 5} {
+					cs = append(cs, diffCase{spec: fixture.Spec{Lang: lang, Compiler: cc, Opt: opt, DWARF: dw}})
+				}
+			}
+		}
+		cs = append(cs,
+			diffCase{spec: fixture.Spec{Lang: lang, Compiler: "clang", Opt: 2, DWARF: 5, Compress: "zlib"}},
+			diffCase{spec: fixture.Spec{Lang: lang, Compiler: "gcc", Opt: 2, DWARF: 4, Compress: "zlib-gnu"}},
+			diffCase{spec: fixture.Spec{Lang: lang, Compiler: "gcc", Opt: 2, DWARF: 5, Split: true}},
+			diffCase{spec: fixture.Spec{Lang: lang, Compiler: "clang", Opt: 2, DWARF: 4, Split: true}},
+			diffCase{
+				spec: fixture.Spec{Lang: lang, Compiler: "gcc", Opt: 2, DWARF: 5, Compress: "zstd"},
+				twin: &fixture.Spec{Lang: lang, Compiler: "gcc", Opt: 2, DWARF: 5},
+				why:  "llvm-symbolizer 14 cannot decompress zstd sections; compare with the uncompressed twin",
+			},
+		)
+	}
+	for _, opt := range []int{0, 2} {
+		for _, m := range []string{"legacy", "v0"} {
+			cs = append(cs, diffCase{spec: fixture.Spec{Lang: "rust", Opt: opt, Mangling: m}})
+		}
+	}
+	cs = append(cs,
+		diffCase{spec: fixture.Spec{Lang: "go", Opt: 2}},
+		diffCase{spec: fixture.Spec{Lang: "go", Opt: 0}},
+		diffCase{
+			spec:      fixture.Spec{Lang: "go", Opt: 2, Strip: true},
+			twin:      &fixture.Spec{Lang: "go", Opt: 2},
+			why:       "a stripped Go binary has no DWARF and no symbol table, so llvm-symbolizer knows nothing; we read the pclntab and must agree with llvm on the unstripped twin",
+			noColumns: true,
+		},
+	)
+	for _, lang := range []string{"macho-c", "macho-cxx"} {
+		for _, arch := range []string{"arm64", "x86_64"} {
+			cs = append(cs, diffCase{spec: fixture.Spec{Lang: lang, Compiler: "clang", Opt: 2, Arch: arch}})
+		}
+		cs = append(cs, diffCase{spec: fixture.Spec{Lang: lang, Compiler: "clang", Opt: 0, Arch: "arm64"}, dsym: true})
+	}
+	return cs
+}
+
+func TestSymbolizeMatchesLLVM(t *testing.T) {
+	llvm := testenv.Tool(t, "llvm-symbolizer-14")
+	testenv.Tool(t, "llvm-dwarfdump-14")
+	total := 0
+	for _, c := range diffCases() {
+		name := fixture.Name(c.spec)
+		if c.dsym {
+			name += "-dsym"
+		}
+		t.Run(name, func(t *testing.T) {
+			b := fixture.Build(t, c.spec)
+			ref := b
+			if c.twin != nil {
+				ref = fixture.Build(t, *c.twin)
+			}
+			addrs := lineAddresses(t, ref)
+			if len(addrs) < 100 {
+				t.Fatalf("only %d addresses in %s", len(addrs), ref.Path)
+			}
+			in := addressInput(addrs)
+			want := blocks(runTool(t, llvm, in, "--obj="+ref.Path))
+			obj := b.Path
+			if c.dsym {
+				obj = b.Debug
+			}
+			got := blocks(runBacktrail(t, in, "symbolize", "--obj="+obj))
+			if len(got) != len(addrs) || len(want) != len(addrs) {
+				t.Fatalf("%d addresses, %d llvm blocks, %d ours", len(addrs), len(want), len(got))
+			}
+			bad := 0
+			for i, a := range addrs {
+				w, g := want[i], got[i]
+				if c.noColumns {
+					w, g = dropColumns(w), dropColumns(g)
+				}
+				if w == g {
+					continue
+				}
+				if reason := knownDiff(c, w, g); reason != "" {
+					continue
+				}
+				bad++
+				if bad <= 10 {
+					t.Errorf("%#x:\nllvm-symbolizer:\n%s\nbacktrail:\n%s", a, indent(w), indent(g))
+				}
+			}
+			if bad > 0 {
+				t.Errorf("%d of %d addresses differ\nbuilt with:\n%s", bad, len(addrs), strings.Join(b.Commands, "\n"))
+			}
+			total += len(addrs)
+			if c.why != "" {
+				t.Logf("compared with %s: %s", fixture.Name(*c.twin), c.why)
+			}
+		})
+	}
+	t.Logf("%d addresses compared", total)
+}
+
+// knownDiff returns why a difference between llvm-symbolizer's answer w and
+// ours g is expected, or "".
+func knownDiff(c diffCase, w, g string) string {
+	if c.spec.Lang == "go" && c.spec.Strip {
+		// llvm answered from the unstripped twin's DWARF, we from the
+		// stripped binary's pclntab. The two name a few things differently:
+		//   - Go's DWARF puts compiler-generated wrappers in a file
+		//     "<autogenerated>" in directory "." of compilation directory
+		//     ".", which llvm joins to "././<autogenerated>";
+		//   - DWARF names assembly functions by their ABI0 linker symbol
+		//     ("runtime.systemstack.abi0"), the pclntab by the function;
+		//   - the pclntab spells the counter of function-local types with
+		//     a middle dot ("untracedG·7"), DWARF with a period;
+		//   - Go's DWARF starts each autogenerated function with a row of
+		//     file index 0, invalid before DWARF 5, so llvm has no file
+		//     there ("??:0"); the pclntab says "<autogenerated>:1".
+		//   - the twin's symbol table has linker marker symbols such as
+		//     runtime.etext (file "go.go" from Go's STT_FILE symbol) where
+		//     no code is; the stripped binary has no symbol table.
+		if g == "??\n??:0" && strings.HasSuffix(w, "\ngo.go:0") {
+			return "linker marker symbol only in the unstripped twin's symbol table"
+		}
+		nw := goAutogenRE.ReplaceAllString(w, "<autogenerated>")
+		nw = goABI0RE.ReplaceAllString(nw, "")
+		wl, gl := strings.Split(nw, "\n"), strings.Split(strings.ReplaceAll(g, "·", "."), "\n")
+		if len(wl) != len(gl) {
+			return ""
+		}
+		for i := range wl {
+			if wl[i] != gl[i] && !(wl[i] == "??:0" && gl[i] == "<autogenerated>:1") {
+				return ""
+			}
+		}
+		return "Go DWARF and pclntab spell autogenerated files, ABI0 symbols and local type counters differently"
+	}
+	return ""
+}
+
+var (
+	goAutogenRE = regexp.MustCompile(`(?m)^(\./)+<autogenerated>`)
+	goABI0RE    = regexp.MustCompile(`(?m)\.abi0$`)
+)
+
+var rowRE = regexp.MustCompile(`(?m)^0x([0-9a-f]{16}) `)
+
+// lineAddresses returns every line-table row address of b that lies in an
+// executable section, each row's next byte, and every symbol start, sorted
+// and unique. Rows outside code (sequences the linker discarded and left at
+// address 0) are not addresses any program runs.
+func lineAddresses(t *testing.T, b fixture.Binary) []uint64 {
+	out, err := exec.Command(testenv.Tool(t, "llvm-dwarfdump-14"), "--debug-line", b.DWARFPath).Output()
+	if err != nil {
+		t.Fatalf("llvm-dwarfdump-14 --debug-line %s: %v", b.DWARFPath, err)
+	}
+	code := codeRanges(t, b.Path)
+	set := map[uint64]bool{}
+	add := func(a uint64) {
+		for _, r := range code {
+			if a >= r[0] && a < r[1] {
+				set[a] = true
+				return
+			}
+		}
+	}
+	for _, m := range rowRE.FindAllSubmatch(out, -1) {
+		a, _ := strconv.ParseUint(string(m[1]), 16, 64)
+		add(a)
+		add(a + 1)
+	}
+	for _, a := range symbolStarts(t, b.Path) {
+		add(a)
+	}
+	addrs := make([]uint64, 0, len(set))
+	for a := range set {
+		addrs = append(addrs, a)
+	}
+	slices.Sort(addrs)
+	return addrs
+}
+
+// codeRanges returns the executable sections of an ELF or thin Mach-O file.
+func codeRanges(t *testing.T, path string) [][2]uint64 {
+	var rs [][2]uint64
+	if f, err := elf.Open(path); err == nil {
+		defer f.Close()
+		for _, s := range f.Sections {
+			if s.Flags&elf.SHF_EXECINSTR != 0 {
+				rs = append(rs, [2]uint64{s.Addr, s.Addr + s.Size})
+			}
+		}
+		return rs
+	}
+	f, err := macho.Open(path)
+	if err != nil {
+		t.Fatalf("%s: neither ELF nor thin Mach-O: %v", path, err)
+	}
+	defer f.Close()
+	for _, s := range f.Sections {
+		if s.Flags&0x80000000 != 0 { // S_ATTR_PURE_INSTRUCTIONS
+			rs = append(rs, [2]uint64{s.Addr, s.Addr + s.Size})
+		}
+	}
+	return rs
+}
+
+func symbolStarts(t *testing.T, path string) []uint64 {
+	var as []uint64
+	if f, err := elf.Open(path); err == nil {
+		defer f.Close()
+		syms, _ := f.Symbols()
+		for _, s := range syms {
+			if s.Value != 0 {
+				as = append(as, s.Value)
+			}
+		}
+		return as
+	}
+	if f, err := macho.Open(path); err == nil {
+		defer f.Close()
+		if f.Symtab != nil {
+			for _, s := range f.Symtab.Syms {
+				if s.Value != 0 {
+					as = append(as, s.Value)
+				}
+			}
+		}
+	}
+	return as
+}
+
+func addressInput(addrs []uint64) string {
+	var sb strings.Builder
+	for _, a := range addrs {
+		fmt.Fprintf(&sb, "%#x\n", a)
+	}
+	return sb.String()
+}
+
+func runTool(t *testing.T, tool, stdin string, args ...string) string {
+	cmd := exec.Command(tool, args...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", tool, strings.Join(args, " "), err, stderr.String())
+	}
+	return string(out)
+}
+
+// runBacktrail runs a backtrail command in-process and returns its output.
+func runBacktrail(t *testing.T, stdin string, args ...string) string {
+	var out, errb bytes.Buffer
+	e := &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb}
+	if code := run(context.Background(), e, args); code != 0 {
+		t.Fatalf("backtrail %s: exit %d\n%s", strings.Join(args, " "), code, errb.String())
+	}
+	return out.String()
+}
+
+// blocks splits symbolizer output into one block per address.
+func blocks(s string) []string {
+	s = strings.TrimSuffix(s, "\n\n")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n\n")
+}
+
+var colRE = regexp.MustCompile(`(?m):(\d+):\d+$`)
+
+func dropColumns(b string) string { return colRE.ReplaceAllString(b, ":$1") }
+
+func indent(s string) string { return "\t" + strings.ReplaceAll(s, "\n", "\n\t") }
+
+func TestSymbolizeFatMatchesLLVM(t *testing.T) {
+	llvm := testenv.Tool(t, "llvm-symbolizer-14")
+	parts := []fixture.Binary{
+		fixture.Build(t, fixture.Spec{Lang: "macho-cxx", Compiler: "clang", Opt: 2, Arch: "arm64"}),
+		fixture.Build(t, fixture.Spec{Lang: "macho-cxx", Compiler: "clang", Opt: 2, Arch: "x86_64"}),
+	}
+	fat := fixture.FatBinary(t, parts...)
+	for _, p := range parts {
+		arch := p.Spec.Arch
+		t.Run(arch, func(t *testing.T) {
+			in := addressInput(lineAddresses(t, p))
+			want := runTool(t, llvm, in, "--obj="+fat.Path, "--default-arch="+arch)
+			for _, obj := range []string{fat.Path, fat.Debug} {
+				got := runBacktrail(t, in, "symbolize", "--obj="+obj, "--arch="+arch)
+				if got != want {
+					t.Errorf("%s --arch=%s differs from llvm-symbolizer --default-arch=%s", obj, arch, arch)
+				}
+			}
+		})
+	}
+}
+
+// TestSymbolizeNoInlinesMatchesLLVM checks --no-inlines, which prints the
+// outermost function with the innermost location.
+func TestSymbolizeNoInlinesMatchesLLVM(t *testing.T) {
+	llvm := testenv.Tool(t, "llvm-symbolizer-14")
+	for _, s := range []fixture.Spec{
+		{Lang: "c", Compiler: "gcc", Opt: 2},
+		{Lang: "c", Compiler: "clang", Opt: 2, DWARF: 5},
+		{Lang: "rust", Opt: 2, Mangling: "v0"},
+	} {
+		t.Run(fixture.Name(s), func(t *testing.T) {
+			b := fixture.Build(t, s)
+			in := addressInput(lineAddresses(t, b))
+			want := runTool(t, llvm, in, "--obj="+b.Path, "--no-inlines")
+			got := runBacktrail(t, in, "symbolize", "--obj="+b.Path, "--no-inlines")
+			if got != want {
+				w, g := blocks(want), blocks(got)
+				for i := range min(len(w), len(g)) {
+					if w[i] != g[i] {
+						t.Fatalf("first difference at block %d:\nllvm-symbolizer:\n%s\nbacktrail:\n%s", i, indent(w[i]), indent(g[i]))
+					}
+				}
+				t.Fatalf("%d llvm blocks, %d ours", len(w), len(g))
+			}
+		})
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package macho_test
+
+const raceEnabled = false
