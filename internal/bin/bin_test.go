@@ -49,7 +49,6 @@ func TestFirstErrorKept(t *testing.T) {
 	}
 }
 
-
 func TestUnterminated(t *testing.T) {
 	b := bin.New("s", 0, []byte{0x80, 0x80}, false)
 	b.ULEB()
