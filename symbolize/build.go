@@ -50,7 +50,7 @@ func Build(src *Source, opts BuildOptions) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	applySymbols(b, pieces, src.Symbols)
+	applySymbols(b, pieces, symbolCover(src.Symbols))
 	var out bytes.Buffer
 	if _, err := b.WriteTo(&out); err != nil {
 		return nil, err
@@ -65,7 +65,6 @@ func buildDWARF(d *dwarf.Data, b *symcache.Builder, opts BuildOptions) ([]piece,
 	if err != nil {
 		return nil, err
 	}
-	units := d.Units()
 	byUnit := make(map[int][]dwarf.UnitRange)
 	var order []int
 	for _, r := range owned {
@@ -75,6 +74,13 @@ func buildDWARF(d *dwarf.Data, b *symcache.Builder, opts BuildOptions) ([]piece,
 		byUnit[r.Unit] = append(byUnit[r.Unit], r)
 	}
 	slices.Sort(order)
+	return buildUnits(d, order, byUnit, b, opts)
+}
+
+// buildUnits converts the units numbered order, each restricted to the
+// addresses it owns, and adds their tables to b in that order.
+func buildUnits(d *dwarf.Data, order []int, byUnit map[int][]dwarf.UnitRange, b *symcache.Builder, opts BuildOptions) ([]piece, error) {
+	units := d.Units()
 
 	workers := opts.Workers
 	if workers <= 0 {
@@ -82,14 +88,20 @@ func buildDWARF(d *dwarf.Data, b *symcache.Builder, opts BuildOptions) ([]piece,
 	}
 	type job struct {
 		unit int
-		out  unitTables
+		out  *unitTables
 		err  error
 		done chan struct{}
 	}
 	jobs := make(chan *job)
 	results := make(chan *job, 2*workers)
+	// Tables circulate between workers and the merger, so their buffers
+	// are reused; their number bounds how many converted units wait.
+	free := make(chan *unitTables, cap(results)+workers)
+	for range cap(free) {
+		free <- new(unitTables)
+	}
 	// Workers take jobs in unit order; the merger consumes them in the same
-	// order, so at most cap(results)+workers converted units wait in memory.
+	// order, so the output does not depend on scheduling.
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
@@ -97,18 +109,14 @@ func buildDWARF(d *dwarf.Data, b *symcache.Builder, opts BuildOptions) ([]piece,
 			defer wg.Done()
 			c := &unitConverter{d: d}
 			for j := range jobs {
-				u := &units[j.unit]
-				j.err = c.convert(u, byUnit[j.unit])
-				if j.err == nil {
-					j.out = c.out.clone()
-				}
+				j.err = c.convert(&units[j.unit], byUnit[j.unit], j.out)
 				close(j.done)
 			}
 		}()
 	}
 	go func() {
 		for _, u := range order {
-			j := &job{unit: u, done: make(chan struct{})}
+			j := &job{unit: u, out: <-free, done: make(chan struct{})}
 			results <- j
 			jobs <- j
 		}
@@ -132,9 +140,10 @@ func buildDWARF(d *dwarf.Data, b *symcache.Builder, opts BuildOptions) ([]piece,
 			if firstErr == nil {
 				firstErr = fmt.Errorf("unit at %#x: %w", units[j.unit].Offset, j.err)
 			}
+			free <- j.out
 			continue
 		}
-		t := &j.out
+		t := j.out
 		fileMap = fileMap[:0]
 		for _, f := range t.files {
 			fileMap = append(fileMap, b.File(f))
@@ -154,6 +163,7 @@ func buildDWARF(d *dwarf.Data, b *symcache.Builder, opts BuildOptions) ([]piece,
 		for _, p := range t.pieces {
 			pieces = append(pieces, piece{p.lo, p.hi, remap(locMap, p.loc)})
 		}
+		free <- t
 	}
 	wg.Wait()
 	if firstErr != nil && len(pieces) == 0 {
@@ -171,21 +181,10 @@ func remap(m []uint32, i uint32) uint32 {
 	return m[i]
 }
 
-// clone copies the tables out of the worker's reusable buffers.
-func (t *unitTables) clone() unitTables {
-	return unitTables{
-		files:  slices.Clone(t.files),
-		funcs:  slices.Clone(t.funcs),
-		locs:   slices.Clone(t.locs),
-		pieces: slices.Clone(t.pieces),
-	}
-}
-
 // applySymbols adds the final ranges to b: DWARF pieces whose outermost
 // function is renamed after the covering symbol when the two differ, and
 // symbol-only ranges where DWARF says nothing.
-func applySymbols(b *symcache.Builder, pieces []piece, syms []debugfile.Symbol) {
-	cover := symbolCover(syms)
+func applySymbols(b *symcache.Builder, pieces []piece, cover []symRange) {
 	type symInfo struct{ fn, file uint32 }
 	symFunc := make(map[int]symInfo)
 	infoOf := func(k int) symInfo {
@@ -200,35 +199,50 @@ func applySymbols(b *symcache.Builder, pieces []piece, syms []debugfile.Symbol) 
 		symFunc[k] = v
 		return v
 	}
+	// topOf[i] is the outermost location of location i's chain; parents
+	// precede children, so one pass fills it.
+	locs := b.Locations()
+	topOf := make([]uint32, len(locs))
+	for i, l := range locs {
+		if l.Parent == symcache.None {
+			topOf[i] = uint32(i)
+		} else {
+			topOf[i] = topOf[l.Parent]
+		}
+	}
 	type renameKey struct {
 		loc uint32
 		sym symInfo
 	}
 	renamed := make(map[renameKey]uint32)
-	var rename func(loc uint32, sym symInfo) uint32
-	rename = func(loc uint32, sym symInfo) uint32 {
+	var rebuild func(loc uint32, sym symInfo) uint32
+	rebuild = func(loc uint32, sym symInfo) uint32 {
 		l := b.LocationAt(loc)
 		if l.Parent == symcache.None {
-			same := l.Function == sym.fn || l.Function != symcache.None && b.FunctionAt(l.Function).Name == b.FunctionAt(sym.fn).Name
-			if same && (l.File != symcache.None || sym.file == symcache.None) {
-				return loc
-			}
 			l.Function = sym.fn
 			if l.File == symcache.None {
 				l.File = sym.file
 			}
-			return b.Location(l)
+		} else {
+			l.Parent = rebuild(l.Parent, sym)
+		}
+		return b.Location(l)
+	}
+	// rename gives loc's chain the symbol's name (and file, where DWARF
+	// has none) at its outermost frame, copying the chain when that
+	// changes anything.
+	rename := func(loc uint32, sym symInfo) uint32 {
+		top := locs[topOf[loc]]
+		fn := top.Function
+		same := fn == sym.fn || fn != symcache.None && b.FunctionAt(fn).Name == b.FunctionAt(sym.fn).Name
+		if same && (top.File != symcache.None || sym.file == symcache.None) {
+			return loc
 		}
 		k := renameKey{loc, sym}
 		if v, ok := renamed[k]; ok {
 			return v
 		}
-		p := rename(l.Parent, sym)
-		v := loc
-		if p != l.Parent {
-			l.Parent = p
-			v = b.Location(l)
-		}
+		v := rebuild(loc, sym)
 		renamed[k] = v
 		return v
 	}
@@ -303,6 +317,22 @@ func applySymbols(b *symcache.Builder, pieces []piece, syms []debugfile.Symbol) 
 type symRange struct {
 	lo, hi uint64
 	sym    debugfile.Symbol
+}
+
+// clipCover returns the parts of cover inside the sorted ranges rs.
+func clipCover(cover []symRange, rs []dwarf.UnitRange) []symRange {
+	var out []symRange
+	for _, r := range rs {
+		i, _ := slices.BinarySearchFunc(cover, r.Lo, func(s symRange, a uint64) int { return cmp.Compare(s.hi, a+1) })
+		for ; i < len(cover) && cover[i].lo < r.Hi; i++ {
+			c := cover[i]
+			c.lo, c.hi = max(c.lo, r.Lo), min(c.hi, r.Hi)
+			if c.lo < c.hi {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }
 
 // symbolCover returns the address ranges each symbol answers for, the way

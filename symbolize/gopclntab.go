@@ -14,6 +14,9 @@ import (
 // location is the row at the node's parent pc in the enclosing frame.
 func buildPclntab(t *pclntab.Table, b *symcache.Builder) ([]piece, error) {
 	var pieces []piece
+	// Locations are gathered in a set (rows of one line repeat) and added
+	// to the builder at the end, parents first as the set keeps them.
+	var set locSet
 	var rows []pclntab.Row
 	var callLoc map[int32]uint32
 	fileIdx := make(map[string]uint32)
@@ -73,10 +76,10 @@ func buildPclntab(t *pclntab.Table, b *symcache.Builder) ([]piece, error) {
 			v := symcache.None
 			if ok {
 				if r := rowAt(n.ParentPC); r != nil && r.InlIndex != inl {
-					v = b.Location(symcache.Location{File: file(r.File), Line: uint32(max(r.Line, 0)),
+					v = set.loc(symcache.Location{File: file(r.File), Line: uint32(max(r.Line, 0)),
 						Function: funcOf(r.InlIndex), Parent: parentOf(r.InlIndex, depth+1)})
 				} else {
-					v = b.Location(symcache.Location{File: symcache.None, Function: outer, Parent: symcache.None})
+					v = set.loc(symcache.Location{File: symcache.None, Function: outer, Parent: symcache.None})
 				}
 			}
 			callLoc[inl] = v
@@ -89,7 +92,7 @@ func buildPclntab(t *pclntab.Table, b *symcache.Builder) ([]piece, error) {
 				// and symbol tables leave it unnamed.
 				continue
 			}
-			loc := b.Location(symcache.Location{File: file(r.File), Line: uint32(max(r.Line, 0)),
+			loc := set.loc(symcache.Location{File: file(r.File), Line: uint32(max(r.Line, 0)),
 				Function: funcOf(r.InlIndex), Parent: parentOf(r.InlIndex, 0)})
 			if n := len(pieces); n > 0 && pieces[n-1].hi == r.Start && pieces[n-1].loc == loc {
 				pieces[n-1].hi = r.End
@@ -97,6 +100,16 @@ func buildPclntab(t *pclntab.Table, b *symcache.Builder) ([]piece, error) {
 			}
 			pieces = append(pieces, piece{r.Start, r.End, loc})
 		}
+	}
+	base := uint32(len(b.Locations()))
+	for _, l := range set.locs {
+		if l.Parent != symcache.None {
+			l.Parent += base
+		}
+		b.Location(l)
+	}
+	for i := range pieces {
+		pieces[i].loc += base
 	}
 	slices.SortFunc(pieces, func(a, b piece) int { return cmp.Compare(a.lo, b.lo) })
 	return pieces, nil

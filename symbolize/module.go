@@ -18,79 +18,128 @@ type Options struct {
 	DebugDirs []string
 	// Style is how names are demangled (default demangle.Full).
 	Style demangle.Style
-	// Build tunes the symcache build of debug files.
+	// Lazy indexes a debug file's DWARF one compilation unit at a time, as
+	// queries reach it, instead of all at once: the right choice for a few
+	// addresses in a big binary. It has no effect on symcaches.
+	Lazy bool
+	// Build tunes the symcache build of debug files when not Lazy.
 	Build BuildOptions
 }
 
 // Module is one object's symbolication index, ready for queries. It is
 // safe for concurrent use.
 type Module struct {
-	*Table
 	Info        symcache.Info
 	Path        string // the file opened
 	DebugPath   string // the file the debug information came from
 	ImageVMAddr uint64 // preferred load address, for FileAddress
 	Features    debugfile.Features
 
+	table *Table
+	lazy  *lazyIndex
 	cache *symcache.File
+	files []*debugfile.File // kept open while lazy conversion reads them
 }
 
 // Open opens path — a symcache, or a debug file (ELF, Mach-O, .dSYM
 // bundle, Go binary) — and returns its index. For a debug file the index
 // is built in memory: linear in the size of its DWARF, in parallel over
-// compilation units. A binary without debug information gets it from its
-// companion (see debugfile.FindCompanion) when one is found; its own
-// symbol table still names the functions, as llvm-symbolizer does.
+// compilation units (or unit by unit with Options.Lazy). A binary without
+// debug information gets it from its companion (see
+// debugfile.FindCompanion) when one is found; its own symbol table still
+// names the functions, as llvm-symbolizer does.
 func Open(path string, opts Options) (*Module, error) {
 	if isSymcache(path) {
 		sc, err := symcache.Open(path)
 		if err != nil {
 			return nil, err
 		}
-		return &Module{Table: NewTable(sc, opts.Style), Info: sc.Info(), Path: path, DebugPath: path, cache: sc}, nil
+		return &Module{table: NewTable(sc, opts.Style), Info: sc.Info(), Path: path, DebugPath: path, cache: sc}, nil
 	}
 	f, err := debugfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	o, err := f.Object(opts.Arch)
-	if err != nil {
+	m := &Module{Path: f.Path, DebugPath: f.Path, files: []*debugfile.File{f}}
+	if err := m.open(f, opts); err != nil {
+		m.Close()
 		return nil, err
 	}
-	m := &Module{Path: f.Path, DebugPath: f.Path, ImageVMAddr: o.ImageVMAddr, Features: o.Features}
+	return m, nil
+}
+
+func (m *Module) open(f *debugfile.File, opts Options) error {
+	o, err := f.Object(opts.Arch)
+	if err != nil {
+		return err
+	}
+	m.ImageVMAddr, m.Features = o.ImageVMAddr, o.Features
 	dbg := o
 	if !o.Features.DebugInfo {
 		if p := debugfile.FindCompanion(f.Path, o, opts.DebugDirs); p != "" {
 			df, err := debugfile.Open(p)
 			if err != nil {
-				return nil, fmt.Errorf("debug companion of %s: %w", path, err)
+				return fmt.Errorf("debug companion of %s: %w", f.Path, err)
 			}
-			defer df.Close()
+			m.files = append(m.files, df)
 			if dbg, err = df.Object(o.Arch); err != nil {
-				return nil, fmt.Errorf("debug companion of %s: %w", path, err)
+				return fmt.Errorf("debug companion of %s: %w", f.Path, err)
 			}
 			m.DebugPath = df.Path
 		}
 	}
-	data, err := BuildObject(o, dbg, opts.Build)
+	src, err := sourceOf(o, dbg)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", m.DebugPath, err)
+		return fmt.Errorf("%s: %w", m.DebugPath, err)
 	}
+	m.Info = src.Info
+	if opts.Lazy && src.DWARF != nil {
+		m.lazy, err = newLazyIndex(src.DWARF, src.Info, symbolCover(src.Symbols), opts.Style)
+		return err
+	}
+	data, err := Build(src, opts.Build)
+	if err != nil {
+		return fmt.Errorf("%s: %w", m.DebugPath, err)
+	}
+	// The symcache holds copies of everything it needs.
+	for _, f := range m.files {
+		f.Close()
+	}
+	m.files = nil
 	sc, err := symcache.Parse(data)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	m.Table = NewTable(sc, opts.Style)
-	m.Info = sc.Info()
-	m.cache = sc
-	return m, nil
+	m.table, m.cache = NewTable(sc, opts.Style), sc
+	return nil
+}
+
+// Frames appends the frames of addr, a file address, to out; see
+// Table.Frames. An error means the debug information that covers addr is
+// malformed; out is then returned unchanged.
+func (m *Module) Frames(addr uint64, out []Frame) ([]Frame, error) {
+	t := m.table
+	if m.lazy != nil {
+		var err error
+		if t, err = m.lazy.table(addr); err != nil {
+			return out, err
+		}
+	}
+	return t.Frames(addr, out), nil
 }
 
 // BuildObject builds the symcache of object o, with debug information
 // from dbg (o itself, or its separate debug file): DWARF, else the Go
 // pclntab, plus o's symbol table (dbg's when o has none).
 func BuildObject(o, dbg *debugfile.Object, opts BuildOptions) ([]byte, error) {
+	src, err := sourceOf(o, dbg)
+	if err != nil {
+		return nil, err
+	}
+	return Build(src, opts)
+}
+
+func sourceOf(o, dbg *debugfile.Object) (*Source, error) {
 	src := &Source{Info: symcache.Info{
 		DebugID:  o.DebugID.UUID,
 		DebugAge: o.DebugID.Age,
@@ -115,11 +164,19 @@ func BuildObject(o, dbg *debugfile.Object, opts BuildOptions) ([]byte, error) {
 			return nil, err
 		}
 	}
-	return Build(src, opts)
+	return src, nil
 }
 
-// Close releases the module's symcache mapping.
-func (m *Module) Close() error { return m.cache.Close() }
+// Close releases the module's files and mappings.
+func (m *Module) Close() error {
+	for _, f := range m.files {
+		f.Close()
+	}
+	if m.cache != nil {
+		return m.cache.Close()
+	}
+	return nil
+}
 
 func isSymcache(path string) bool {
 	f, err := os.Open(path)

@@ -30,31 +30,19 @@ type piece struct {
 type unitTables struct {
 	files  []string
 	funcs  []symcache.Function // DeclFile is a unit-local file index
-	locs   []symcache.Location // File, Function and Parent are unit-local
+	locSet                     // File, Function and Parent are unit-local
 	pieces []piece
 
-	locIdx  map[symcache.Location]uint32
 	funcIdx map[symcache.Function]uint32
 }
 
 func (t *unitTables) reset() {
-	t.files, t.funcs, t.locs, t.pieces = t.files[:0], t.funcs[:0], t.locs[:0], t.pieces[:0]
-	if t.locIdx == nil {
-		t.locIdx = make(map[symcache.Location]uint32)
+	t.files, t.funcs, t.pieces = t.files[:0], t.funcs[:0], t.pieces[:0]
+	t.locSet.reset()
+	if t.funcIdx == nil {
 		t.funcIdx = make(map[symcache.Function]uint32)
 	}
-	clear(t.locIdx)
 	clear(t.funcIdx)
-}
-
-func (t *unitTables) loc(l symcache.Location) uint32 {
-	if i, ok := t.locIdx[l]; ok {
-		return i
-	}
-	i := uint32(len(t.locs))
-	t.locs = append(t.locs, l)
-	t.locIdx[l] = i
-	return i
 }
 
 func (t *unitTables) fn(f symcache.Function) uint32 {
@@ -79,7 +67,7 @@ type unitConverter struct {
 	d    *dwarf.Data
 	ui   dwarf.UnitInfo
 	lt   dwarf.LineTable
-	out  unitTables
+	out  *unitTables
 	dies []dieEntry
 	seqs []seq
 	rows []piece // line pieces: loc holds the row index
@@ -98,8 +86,9 @@ type seq struct {
 
 const unset = symcache.None - 1
 
-// convert fills c.out for unit u, keeping only addresses inside owned.
-func (c *unitConverter) convert(u *dwarf.Unit, owned []dwarf.UnitRange) error {
+// convert fills out for unit u, keeping only addresses inside owned.
+func (c *unitConverter) convert(u *dwarf.Unit, owned []dwarf.UnitRange, out *unitTables) error {
+	c.out = out
 	c.out.reset()
 	if err := c.d.ReadUnit(u, &c.ui); err != nil {
 		return err

@@ -56,7 +56,6 @@ type Builder struct {
 	funcRef []strRef
 	funcIdx map[Function]uint32
 	locs    []Location
-	locIdx  map[Location]uint32
 	starts  []uint64
 	rlocs   []uint32
 	fileRef []strRef
@@ -69,7 +68,6 @@ func NewBuilder(info Info) *Builder {
 		strIdx:  make(map[string]strRef),
 		fileIdx: make(map[string]uint32),
 		funcIdx: make(map[Function]uint32),
-		locIdx:  make(map[Location]uint32),
 	}
 }
 
@@ -106,17 +104,14 @@ func (b *Builder) Function(f Function) uint32 {
 	return i
 }
 
-// Location returns the index of l, adding it. Its Parent must already have
-// been added.
+// Location appends l and returns its index. Its Parent must already have
+// been added. Locations are not deduplicated here: producers know which
+// can repeat (within one compilation unit) and deduplicate those cheaply.
 func (b *Builder) Location(l Location) uint32 {
 	l.Column = min(l.Column, 0xffff)
 	l.Discriminator = min(l.Discriminator, 0xffff)
-	if i, ok := b.locIdx[l]; ok {
-		return i
-	}
 	i := uint32(len(b.locs))
 	b.locs = append(b.locs, l)
-	b.locIdx[l] = i
 	return i
 }
 
@@ -231,6 +226,9 @@ func (b *Builder) normalizedRanges() ([]uint64, []uint32) {
 	}
 	return starts, rlocs
 }
+
+// Locations returns the locations added so far.
+func (b *Builder) Locations() []Location { return b.locs }
 
 // FunctionAt returns function i as added.
 func (b *Builder) FunctionAt(i uint32) Function { return b.funcs[i] }

@@ -76,7 +76,7 @@ func runSymbolize(ctx context.Context, e *env, fs *flag.FlagSet, args []string) 
 		fs.Lookup("inlines").Value.String() == "true" && fs.Lookup("i").Value.String() == "true"
 	demangled := fs.Lookup("no-demangle").Value.String() != "true" &&
 		fs.Lookup("demangle").Value.String() == "true" && fs.Lookup("C").Value.String() == "true"
-	opts := symbolize.Options{Arch: str("arch", "default-arch"), Style: demangle.LLVM}
+	opts := symbolize.Options{Arch: str("arch", "default-arch"), Style: demangle.LLVM, Lazy: true}
 	if d := str("debug-file-directory"); d != "" {
 		opts.DebugDirs = []string{d}
 	}
@@ -91,6 +91,7 @@ func runSymbolize(ctx context.Context, e *env, fs *flag.FlagSet, args []string) 
 	defer w.Flush()
 	p := &symbolizePrinter{w: w, module: obj, json: style == "JSON", inlines: inlines, demangle: demangled}
 	var frames []symbolize.Frame
+	warned := false
 	one := func(input string) {
 		addr, ok := parseAddress(input)
 		if !ok {
@@ -101,7 +102,11 @@ func runSymbolize(ctx context.Context, e *env, fs *flag.FlagSet, args []string) 
 		if relative {
 			fileAddr = symbolize.RelativeAddress(addr, m.ImageVMAddr)
 		}
-		frames = m.Frames(fileAddr, frames[:0])
+		var err error
+		if frames, err = m.Frames(fileAddr, frames[:0]); err != nil && !warned {
+			fmt.Fprintf(e.stderr, "backtrail: %v\n", err)
+			warned = true
+		}
 		p.print(addr, frames)
 	}
 	if len(args) > 0 {

@@ -2,6 +2,7 @@ package dwarf
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/backtrail/backtrail/internal/bin"
@@ -111,6 +112,9 @@ func (d *Data) ReadLineTable(ui *UnitInfo, lt *LineTable) error {
 		return r.err
 	}
 	b.Seek(progPos)
+	// Rows take two to four bytes of program each; growing once up front
+	// saves the copies of repeated doubling on big units.
+	lt.Rows = slices.Grow(lt.Rows, (endPos-progPos)/3)
 	return lt.run(&b, endPos, addrSize, minInst, maxOps, lineBase, lineRange, opcodeBase, stdLens)
 }
 

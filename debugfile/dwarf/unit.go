@@ -1,9 +1,5 @@
 package dwarf
 
-import (
-	"fmt"
-)
-
 // UnitInfo is what symbolication needs from one unit: the root entry's
 // attributes and every subroutine entry (DW_TAG_subprogram and
 // DW_TAG_inlined_subroutine) with its address ranges and call site. A
@@ -65,14 +61,16 @@ func kindOf(t Tag) uint8 {
 	switch t {
 	case DW_TAG_subprogram, DW_TAG_inlined_subroutine:
 		return kindSubroutine
-	case DW_TAG_structure_type, DW_TAG_class_type, DW_TAG_union_type, DW_TAG_enumeration_type,
+	case DW_TAG_enumeration_type,
 		DW_TAG_array_type, DW_TAG_subroutine_type, DW_TAG_base_type, DW_TAG_pointer_type,
 		DW_TAG_const_type, DW_TAG_volatile_type, DW_TAG_typedef, DW_TAG_reference_type,
 		DW_TAG_rvalue_reference_type, DW_TAG_ptr_to_member_type, DW_TAG_variable,
 		DW_TAG_formal_parameter, DW_TAG_member, DW_TAG_enumerator, DW_TAG_template_type_param,
 		DW_TAG_template_value_param, DW_TAG_inheritance, DW_TAG_GNU_template_parameter_pack:
 		// Types and data: their subtrees describe no code, so a
-		// DW_AT_sibling lets the scan jump over them.
+		// DW_AT_sibling lets the scan jump over them. Structures, classes
+		// and unions are not among them: gcc puts the out-of-line code of
+		// a local class's member functions inside the class's entry.
 		return kindData
 	}
 	return kindOther
@@ -183,13 +181,15 @@ func (r *entryReader) skipSubtree(a *abbrev) bool {
 
 // readRoot decodes the unit entry and sets the reader's bases.
 func (r *entryReader) readRoot(ui *UnitInfo) (children bool, err error) {
+	start := r.pos
 	code := r.uleb()
 	a := r.tab.get(code)
 	if a == nil || r.err != nil {
-		if r.err != nil {
-			return false, r.err
+		if r.err == nil {
+			r.pos = start
+			r.fail("unit at %#x: root entry has unknown abbreviation code %d", r.u.Offset, code)
 		}
-		return false, fmt.Errorf("unit at %#x: root entry has unknown abbreviation code %d", r.u.Offset, code)
+		return false, r.err
 	}
 	var low, high, rng, name, compDir, producer value
 	var hasLow, hasHigh, hasRanges, hasName, hasCompDir, hasProducer bool

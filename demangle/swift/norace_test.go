@@ -1,0 +1,5 @@
+//go:build !race
+
+package swift_test
+
+const raceEnabled = false
