@@ -98,8 +98,13 @@ func buildUnits(d *dwarf.Data, order []int, byUnit map[int][]dwarf.UnitRange, b 
 	// are reused; their number bounds how many converted units wait.
 	free := make(chan *unitTables, cap(results)+workers)
 	for range cap(free) {
-		free <- new(unitTables)
+		free <- tablesPool.Get().(*unitTables)
 	}
+	defer func() {
+		for range cap(free) {
+			tablesPool.Put(<-free)
+		}
+	}()
 	// Workers take jobs in unit order; the merger consumes them in the same
 	// order, so the output does not depend on scheduling.
 	var wg sync.WaitGroup
@@ -107,7 +112,12 @@ func buildUnits(d *dwarf.Data, order []int, byUnit map[int][]dwarf.UnitRange, b 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c := &unitConverter{d: d}
+			c := converterPool.Get().(*unitConverter)
+			defer func() {
+				c.d, c.out = nil, nil
+				converterPool.Put(c)
+			}()
+			c.d = d
 			for j := range jobs {
 				j.err = c.convert(&units[j.unit], byUnit[j.unit], j.out)
 				close(j.done)
@@ -160,6 +170,7 @@ func buildUnits(d *dwarf.Data, order []int, byUnit map[int][]dwarf.UnitRange, b 
 			l.Parent = remap(locMap, l.Parent)
 			locMap = append(locMap, b.Location(l))
 		}
+		pieces = slices.Grow(pieces, len(t.pieces))
 		for _, p := range t.pieces {
 			pieces = append(pieces, piece{p.lo, p.hi, remap(locMap, p.loc)})
 		}
@@ -173,6 +184,13 @@ func buildUnits(d *dwarf.Data, order []int, byUnit map[int][]dwarf.UnitRange, b 
 	slices.SortFunc(pieces, func(a, b piece) int { return cmp.Compare(a.lo, b.lo) })
 	return pieces, nil
 }
+
+// Converters and tables keep big reusable buffers; pooling them makes
+// converting one unit at a time (lazy indexes) as cheap as a batch.
+var (
+	converterPool = sync.Pool{New: func() any { return new(unitConverter) }}
+	tablesPool    = sync.Pool{New: func() any { return new(unitTables) }}
+)
 
 func remap(m []uint32, i uint32) uint32 {
 	if i == symcache.None {

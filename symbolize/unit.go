@@ -73,7 +73,7 @@ type unitConverter struct {
 	rows []piece // line pieces: loc holds the row index
 	subs []piece // subroutine pieces: loc holds the subroutine index
 
-	fileOf  map[uint64]uint32 // line-table file index → local file
+	fileOf  []uint32 // line-table file index → local file, unset until needed
 	funcOf  []uint32          // subroutine → local function
 	callLoc []uint32          // subroutine → location of its call site
 	lang    symcache.Language
@@ -97,10 +97,7 @@ func (c *unitConverter) convert(u *dwarf.Unit, owned []dwarf.UnitRange, out *uni
 		return err
 	}
 	c.lang = languageOf(c.ui.Language)
-	if c.fileOf == nil {
-		c.fileOf = make(map[uint64]uint32)
-	}
-	clear(c.fileOf)
+	c.fileOf = fill(c.fileOf, c.lt.NumFiles(), unset)
 	n := len(c.ui.Subroutines)
 	c.funcOf = fill(c.funcOf, n, unset)
 	c.callLoc = fill(c.callLoc, n, unset)
@@ -186,7 +183,7 @@ func (c *unitConverter) buildRowPieces() {
 		first = i + 1
 	}
 	slices.SortStableFunc(c.seqs, func(a, b seq) int { return cmp.Compare(a.hi, b.hi) })
-	c.rows = c.rows[:0]
+	c.rows = slices.Grow(c.rows[:0], len(rows))
 	var prevHi uint64
 	for k, s := range c.seqs {
 		lo := s.lo
@@ -322,7 +319,10 @@ func (c *unitConverter) function(sub int32) uint32 {
 }
 
 func (c *unitConverter) file(i uint64) uint32 {
-	if v, ok := c.fileOf[i]; ok {
+	if i >= uint64(len(c.fileOf)) {
+		return symcache.None
+	}
+	if v := c.fileOf[i]; v != unset {
 		return v
 	}
 	v := symcache.None

@@ -280,6 +280,14 @@ func (lt *LineTable) run(b *bin.Buf, end int, addrSize uint8, minInst, maxOps ui
 	return b.Err()
 }
 
+// NumFiles returns one more than the largest valid file index.
+func (lt *LineTable) NumFiles() int {
+	if lt.Version >= 5 {
+		return len(lt.files)
+	}
+	return len(lt.files) + 1
+}
+
 // FilePath returns the path of file index i the way llvm-symbolizer prints
 // it by default (an absolute path when the table allows): the compilation
 // directory, the file's include directory and its name joined, without

@@ -189,13 +189,39 @@ func parseDebugInfo(t *testing.T, out []byte) ([]*llUnit, map[uint64]*llDIE) {
 	return units, dies
 }
 
-// quoted returns the text between the first and last double quote of v.
+// quoted returns the text between the first and last double quote of v,
+// with llvm's escapes (octal for bytes outside printable ASCII) undone.
 func quoted(v string) (string, bool) {
 	i, j := strings.IndexByte(v, '"'), strings.LastIndexByte(v, '"')
 	if i < 0 || j <= i {
 		return "", false
 	}
-	return v[i+1 : j], true
+	v = v[i+1 : j]
+	if !strings.Contains(v, `\`) {
+		return v, true
+	}
+	var b strings.Builder
+	for k := 0; k < len(v); k++ {
+		c := v[k]
+		if c != '\\' || k+1 >= len(v) {
+			b.WriteByte(c)
+			continue
+		}
+		k++
+		switch c := v[k]; {
+		case c >= '0' && c <= '7' && k+2 < len(v):
+			n, _ := strconv.ParseUint(v[k:k+3], 8, 8)
+			b.WriteByte(byte(n))
+			k += 2
+		case c == 'n':
+			b.WriteByte('\n')
+		case c == 't':
+			b.WriteByte('\t')
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), true
 }
 
 // address returns the address an address-class value shows.
