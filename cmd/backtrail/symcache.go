@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/backtrail/backtrail/debugfile"
+	"github.com/backtrail/backtrail/internal/progress"
+	"github.com/backtrail/backtrail/symbolize"
+	"github.com/backtrail/backtrail/symcache"
+)
+
+func init() {
+	register(&command{
+		name:  "symcache build",
+		args:  "[--arch ARCH] [--threads N] PATH -o OUT",
+		short: "build a symcache from a debug file",
+		long: `
+Symcache build converts the debug information of PATH (ELF, Mach-O, .dSYM
+bundle, Go binary) into a symcache: a compact, memory-mapped index from
+addresses to functions, files, lines and inline frames (docs/symcache.md).
+Compilation units are converted in parallel on --threads cores (default: all).
+A binary without DWARF uses its separate debug file when one is found.
+
+On a terminal a progress bar shows the units converted.
+`,
+		flags: func(fs *flag.FlagSet) {
+			fs.String("o", "", "output `file`")
+			fs.String("arch", "", "architecture of a fat Mach-O file")
+			fs.Int("threads", 0, "units converted in parallel (0: all cores)")
+			fs.String("debug-file-directory", "", "`dir` to search for separate debug files")
+		},
+		run: runSymcacheBuild,
+	})
+	register(&command{
+		name:  "symcache info",
+		args:  "[--json] FILE",
+		short: "show what a symcache holds",
+		long: `
+Symcache info prints a symcache's identifiers, architecture, the number of
+files, functions, locations and address ranges, and its size.
+`,
+		flags: func(fs *flag.FlagSet) {
+			fs.Bool("json", false, "print JSON")
+		},
+		run: runSymcacheInfo,
+	})
+}
+
+func runSymcacheBuild(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+	out := fs.Lookup("o").Value.String()
+	if len(args) != 1 || out == "" {
+		return usagef("need one PATH and -o OUT")
+	}
+	f, err := debugfile.Open(args[0])
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	o, err := f.Object(fs.Lookup("arch").Value.String())
+	if err != nil {
+		return err
+	}
+	dbg := o
+	if !o.Features.DebugInfo {
+		var dirs []string
+		if d := fs.Lookup("debug-file-directory").Value.String(); d != "" {
+			dirs = []string{d}
+		}
+		if p := debugfile.FindCompanion(f.Path, o, dirs); p != "" {
+			df, err := debugfile.Open(p)
+			if err != nil {
+				return err
+			}
+			defer df.Close()
+			if dbg, err = df.Object(o.Arch); err != nil {
+				return err
+			}
+		}
+	}
+	threads := fs.Lookup("threads").Value.(flag.Getter).Get().(int)
+	bar := progress.New(e.stderr, e.isTerminal, "units", 0)
+	opts := symbolize.BuildOptions{Workers: threads}
+	if bar != nil {
+		opts.Progress = func(done, total int) {
+			bar.SetTotal(int64(total))
+			bar.Set(int64(done))
+		}
+	}
+	data, err := symbolize.BuildObject(o, dbg, opts)
+	bar.Finish()
+	if err != nil {
+		return err
+	}
+	// Write beside the target and rename, so a reader never maps a
+	// half-written cache.
+	tmp, err := os.CreateTemp(filepath.Dir(out), ".symcache-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), out)
+}
+
+func runSymcacheInfo(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+	if len(args) != 1 {
+		return usagef("need one FILE")
+	}
+	sc, err := symcache.Open(args[0])
+	if err != nil {
+		return err
+	}
+	defer sc.Close()
+	info := sc.Info()
+	files, funcs, locs, ranges := sc.Counts()
+	id := debugfile.DebugID{UUID: info.DebugID, Age: info.DebugAge}
+	v := struct {
+		Path      string `json:"path"`
+		Version   int    `json:"version"`
+		DebugID   string `json:"debug_id"`
+		CodeID    string `json:"code_id,omitempty"`
+		Arch      string `json:"arch"`
+		Name      string `json:"name,omitempty"`
+		Language  string `json:"language"`
+		Files     int    `json:"files"`
+		Functions int    `json:"functions"`
+		Locations int    `json:"locations"`
+		Ranges    int    `json:"ranges"`
+		Size      int    `json:"size"`
+	}{args[0], symcache.Version, id.String(), info.CodeID, info.Arch, info.Name, info.Language.String(), files, funcs, locs, ranges, sc.Size()}
+	if fs.Lookup("json").Value.String() == "true" {
+		writeJSONLine(e.stdout, v)
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "%s\n  version:    %d\n  debug_id:   %s\n  code_id:    %s\n  arch:       %s\n  name:       %s\n  language:   %s\n  files:      %d\n  functions:  %d\n  locations:  %d\n  ranges:     %d\n  size:       %d bytes\n",
+		v.Path, v.Version, v.DebugID, v.CodeID, v.Arch, v.Name, v.Language, v.Files, v.Functions, v.Locations, v.Ranges, v.Size)
+	return nil
+}
