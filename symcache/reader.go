@@ -163,12 +163,12 @@ func (f *File) validate() error {
 		}
 	}
 	for i := uint32(0); i < h.nFiles; i++ {
-		if err := f.checkRef(h.filesOff+uint64(i)*fileSize, getRef(f.files[i*fileSize:])); err != nil {
+		if err := f.checkRef(h.filesOff+uint64(i)*fileSize, getRef(f.files[int(i)*fileSize:])); err != nil {
 			return err
 		}
 	}
 	for i := uint32(0); i < h.nFuncs; i++ {
-		p := f.funcs[i*funcSize:]
+		p := f.funcs[int(i)*funcSize:]
 		off := h.funcsOff + uint64(i)*funcSize
 		if err := f.checkRef(off, getRef(p)); err != nil {
 			return err
@@ -178,7 +178,7 @@ func (f *File) validate() error {
 		}
 	}
 	for i := uint32(0); i < h.nLocs; i++ {
-		p := f.locs[i*locSize:]
+		p := f.locs[int(i)*locSize:]
 		off := h.locsOff + uint64(i)*locSize
 		if fi := le.Uint32(p); fi != None && fi >= h.nFiles {
 			return &FormatError{Off: off, Msg: fmt.Sprintf("location %d: file index %d out of range", i, fi)}
@@ -199,6 +199,10 @@ func (f *File) validate() error {
 		if l := f.rlocs[i]; l != None && l >= h.nLocs {
 			return &FormatError{Off: h.rlocsOff + uint64(i)*4, Msg: fmt.Sprintf("range %d: location %d out of range", i, l)}
 		}
+	}
+	// Range bounds are computed as base + start; they must not wrap.
+	if n := len(f.starts); n > 0 && h.addrBase > ^uint64(0)-uint64(f.starts[n-1]) {
+		return &FormatError{Off: 40, Msg: fmt.Sprintf("address base %#x plus range start %#x overflows", h.addrBase, f.starts[n-1])}
 	}
 	return nil
 }
@@ -265,7 +269,9 @@ type Loc struct {
 	i uint32
 }
 
-func (l Loc) rec() []byte { return l.f.locs[l.i*locSize : l.i*locSize+locSize] }
+// Records are found with int arithmetic: a uint32 index times the record
+// size would wrap in files of more than 4 GiB.
+func (l Loc) rec() []byte { return l.f.locs[int(l.i)*locSize : int(l.i)*locSize+locSize] }
 
 // Line returns the line number, 0 when unknown.
 func (l Loc) Line() uint32 { return le.Uint32(l.rec()[4:]) }
@@ -282,7 +288,7 @@ func (l Loc) File() string {
 	if fi == None {
 		return ""
 	}
-	return l.f.str(getRef(l.f.files[fi*fileSize:]))
+	return l.f.str(getRef(l.f.files[int(fi)*fileSize:]))
 }
 
 // FunctionIndex returns the index of the location's function, or None.
@@ -321,7 +327,7 @@ func (f *File) NumFuncs() int { return int(f.h.nFuncs) }
 // Func returns function record i, 0 <= i < NumFuncs.
 func (f *File) Func(i int) Func { return Func{f: f, i: uint32(i)} }
 
-func (fn Func) rec() []byte { return fn.f.funcs[fn.i*funcSize : fn.i*funcSize+funcSize] }
+func (fn Func) rec() []byte { return fn.f.funcs[int(fn.i)*funcSize : int(fn.i)*funcSize+funcSize] }
 
 // Index returns the function's index, a stable identity within the file.
 func (fn Func) Index() uint32 { return fn.i }
@@ -345,7 +351,7 @@ func (fn Func) DeclFile() string {
 	if fi == None {
 		return ""
 	}
-	return fn.f.str(getRef(fn.f.files[fi*fileSize:]))
+	return fn.f.str(getRef(fn.f.files[int(fi)*fileSize:]))
 }
 
 // DeclLine returns the line of the function's declaration, 0 when unknown.

@@ -95,10 +95,11 @@ func knownForm(form Form) bool {
 	return false
 }
 
-// parseAbbrev reads the abbreviation table at off in .debug_abbrev.
-func parseAbbrev(data []byte, off uint64, f format) (*abbrevTable, error) {
+// parseAbbrev reads the abbreviation table at off in .debug_abbrev. It
+// also returns the number of bytes it read.
+func parseAbbrev(data []byte, off uint64, f format) (*abbrevTable, int, error) {
 	if off >= uint64(len(data)) {
-		return nil, fmt.Errorf("abbreviation table offset %#x beyond .debug_abbrev size %#x", off, len(data))
+		return nil, 0, fmt.Errorf("abbreviation table offset %#x beyond .debug_abbrev size %#x", off, len(data))
 	}
 	b := bin.New(".debug_abbrev", off, data[off:], false)
 	t := &abbrevTable{}
@@ -135,7 +136,7 @@ func parseAbbrev(data []byte, off uint64, f format) (*abbrevTable, error) {
 				break
 			}
 			if fm > 0xffff || !knownForm(Form(fm)) {
-				return nil, &bin.DecodeError{Name: ".debug_abbrev", Offset: b.Off(), Err: fmt.Sprintf("abbreviation %d: unknown form %#x", code, fm)}
+				return nil, b.Pos(), &bin.DecodeError{Name: ".debug_abbrev", Offset: b.Off(), Err: fmt.Sprintf("abbreviation %d: unknown form %#x", code, fm)}
 			}
 			if at > 0xffffffff {
 				at = 0xffffffff
@@ -159,7 +160,7 @@ func parseAbbrev(data []byte, off uint64, f format) (*abbrevTable, error) {
 		}
 	}
 	if err := b.Err(); err != nil {
-		return nil, err
+		return nil, b.Pos(), err
 	}
-	return t, nil
+	return t, b.Pos(), nil
 }

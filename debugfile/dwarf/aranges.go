@@ -1,6 +1,7 @@
 package dwarf
 
 import (
+	"container/heap"
 	"slices"
 
 	"github.com/backtrail/backtrail/internal/bin"
@@ -41,6 +42,7 @@ func (d *Data) UnitRanges() ([]UnitRange, error) {
 		add(u.index, lo, hi)
 	})
 	var ui UnitInfo
+	budget := d.rangeBudget()
 	for i := range d.units {
 		u := &d.units[i]
 		if described[i] || u.Type == DW_UT_type || u.Type == DW_UT_split_type {
@@ -51,9 +53,11 @@ func (d *Data) UnitRanges() ([]UnitRange, error) {
 			return nil, err
 		}
 		ui.Ranges = ui.Ranges[:0]
+		r.rangesLeft = budget
 		if _, err := r.readRoot(&ui); err != nil {
 			return nil, err
 		}
+		budget = r.rangesLeft
 		for _, rg := range ui.Ranges {
 			add(i, rg.Lo, rg.Hi)
 		}
@@ -68,25 +72,51 @@ func (d *Data) UnitRanges() ([]UnitRange, error) {
 		return 0
 	})
 	var out []UnitRange
-	var valid []int // sorted multiset of units covering the current address
+	// The units covering the current address: how many ranges of each,
+	// and a min-heap of the units with a count above zero (stale entries
+	// are dropped when they surface). Each endpoint costs O(log n), so
+	// many overlapping ranges cannot make this quadratic.
+	count := make([]int32, len(d.units))
+	covering := 0
+	var low unitHeap
 	prev := ^uint64(0)
 	for _, e := range eps {
-		if prev < e.addr && len(valid) > 0 {
-			if n := len(out); n > 0 && out[n-1].Hi == prev && slices.Contains(valid, out[n-1].Unit) {
+		if prev < e.addr && covering > 0 {
+			for count[low[0]] == 0 {
+				heap.Pop(&low)
+			}
+			if n := len(out); n > 0 && out[n-1].Hi == prev && count[out[n-1].Unit] > 0 {
 				out[n-1].Hi = e.addr
 			} else {
-				out = append(out, UnitRange{prev, e.addr, valid[0]})
+				out = append(out, UnitRange{prev, e.addr, low[0]})
 			}
 		}
 		if e.start {
-			i, _ := slices.BinarySearch(valid, e.unit)
-			valid = slices.Insert(valid, i, e.unit)
-		} else if i, ok := slices.BinarySearch(valid, e.unit); ok {
-			valid = slices.Delete(valid, i, i+1)
+			if count[e.unit]++; count[e.unit] == 1 {
+				heap.Push(&low, e.unit)
+			}
+			covering++
+		} else if count[e.unit] > 0 {
+			count[e.unit]--
+			covering--
 		}
 		prev = e.addr
 	}
 	return out, nil
+}
+
+// unitHeap is a min-heap of unit indexes (container/heap).
+type unitHeap []int
+
+func (h unitHeap) Len() int           { return len(h) }
+func (h unitHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h unitHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *unitHeap) Push(x any)        { *h = append(*h, x.(int)) }
+func (h *unitHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // readAranges calls fn for each address range of .debug_aranges with the

@@ -31,8 +31,9 @@ type Data struct {
 	big   bool
 	units []Unit
 
-	mu      sync.Mutex // guards abbrevs
-	abbrevs map[abbrevKey]*abbrevTable
+	mu         sync.Mutex // guards abbrevs and abbrevRead
+	abbrevs    map[abbrevKey]*abbrevTable
+	abbrevRead int // bytes of .debug_abbrev parsed so far, over all tables
 }
 
 type abbrevKey struct {
@@ -157,12 +158,24 @@ func (d *Data) unitContaining(off uint64) *Unit {
 func (d *Data) abbrevTable(u *Unit) (*abbrevTable, error) {
 	k := abbrevKey{off: u.Abbrev, f: u.format()}
 	d.mu.Lock()
-	t := d.abbrevs[k]
+	t, read := d.abbrevs[k], d.abbrevRead
 	d.mu.Unlock()
 	if t != nil {
 		return t, nil
 	}
-	t, err := parseAbbrev(d.sec.Abbrev, u.Abbrev, u.format())
+	// Units may start their tables anywhere in .debug_abbrev, also inside
+	// another unit's table; bound the bytes parsed in all, or many units
+	// could make the parse quadratic in the section size. Tables that do
+	// not overlap, as compilers write them, are each parsed once per unit
+	// format.
+	if limit := 2*len(d.sec.Abbrev) + 1<<16; read > limit {
+		return nil, &bin.DecodeError{Name: ".debug_abbrev", Offset: u.Abbrev,
+			Err: fmt.Sprintf("unit at %#x: abbreviation tables overlap: %d bytes parsed for a section of %d", u.Offset, read, len(d.sec.Abbrev))}
+	}
+	t, n, err := parseAbbrev(d.sec.Abbrev, u.Abbrev, u.format())
+	d.mu.Lock()
+	d.abbrevRead += n
+	d.mu.Unlock()
 	if err != nil {
 		return nil, fmt.Errorf("unit at %#x: %w", u.Offset, err)
 	}

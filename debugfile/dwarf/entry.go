@@ -27,6 +27,12 @@ type entryReader struct {
 	addrBase     uint64
 	rnglistsBase uint64
 	baseAddr     uint64 // the unit's base address for range lists
+
+	// rangesLeft is how many more address ranges the reader may produce.
+	// Range lists can be shared, so without a bound many small entries
+	// referring to one long list would expand to their product.
+	rangesLeft int
+	noRanges   bool // reading bases only: skip the root's ranges
 }
 
 func (d *Data) newEntryReader(u *Unit) (*entryReader, error) {
@@ -34,7 +40,8 @@ func (d *Data) newEntryReader(u *Unit) (*entryReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &entryReader{d: d, u: u, tab: tab, sec: ".debug_info", data: d.sec.Info, pos: int(u.first), end: int(u.End), big: d.big, f: u.format()}
+	r := &entryReader{d: d, u: u, tab: tab, sec: ".debug_info", data: d.sec.Info, pos: int(u.first), end: int(u.End), big: d.big, f: u.format(),
+		rangesLeft: d.rangeBudget()}
 	if u.Version >= 5 {
 		// Defaults for units that use indexed forms without naming their
 		// bases: the first contribution, just past its header.
@@ -45,6 +52,13 @@ func (d *Data) newEntryReader(u *Unit) (*entryReader, error) {
 		r.addrBase = 8
 	}
 	return r, nil
+}
+
+// rangeBudget is the number of address ranges one reader may produce: as
+// many as the input has bytes that could describe them. A unit whose
+// entries each own their ranges, as compilers emit them, stays far below.
+func (d *Data) rangeBudget() int {
+	return len(d.sec.Info) + len(d.sec.Ranges) + len(d.sec.RngLists)
 }
 
 func (r *entryReader) fail(format string, args ...any) {

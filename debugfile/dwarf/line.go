@@ -153,6 +153,13 @@ func (lt *LineTable) readV5Entries(r *entryReader) error {
 		if n > uint64(r.end-r.pos) || n > maxLineTableEntries || nfmt == 0 && n > 0 {
 			return &bin.DecodeError{Name: ".debug_line", Offset: uint64(r.pos), Err: fmt.Sprintf("entry count %d exceeds header", n)}
 		}
+		// n is bounded by the bytes left, so reserving it is safe and
+		// saves the copies of growing entry by entry.
+		if table == 0 {
+			lt.dirs = slices.Grow(lt.dirs, int(n))
+		} else {
+			lt.files = slices.Grow(lt.files, int(n))
+		}
 		for i := uint64(0); i < n && r.err == nil; i++ {
 			var e lineFile
 			for _, f := range fmts {

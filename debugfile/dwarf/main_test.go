@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"debug/elf"
 	"debug/macho"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/backtrail/backtrail/debugfile/dwarf"
@@ -82,4 +85,55 @@ func loadSections(t testing.TB, path string) (dwarf.Sections, bool) {
 		*fields[string(name)] = b
 	}
 	return s, f.ByteOrder.String() == "BigEndian"
+}
+
+// TestConcurrentReads reads every unit of one Data from several goroutines
+// at once, as symbolize does; the results must equal a sequential read.
+// (The Data's abbreviation cache is shared; run with -race.)
+func TestConcurrentReads(t *testing.T) {
+	for _, name := range tinyFiles {
+		s, big := loadSections(t, tinyPath(name))
+		summarize := func(d *dwarf.Data) string {
+			var b strings.Builder
+			var ui dwarf.UnitInfo
+			var lt dwarf.LineTable
+			for i := range d.Units() {
+				if err := d.ReadUnit(&d.Units()[i], &ui); err != nil {
+					t.Error(err)
+					return ""
+				}
+				if err := d.ReadLineTable(&ui, &lt); err != nil {
+					t.Error(err)
+					return ""
+				}
+				for j := range ui.Subroutines {
+					n, _ := ui.SubroutineName(j)
+					fmt.Fprintf(&b, "%s %v %d\n", n, ui.SubRanges[ui.Subroutines[j].Ranges[0]:ui.Subroutines[j].Ranges[1]], len(lt.Rows))
+				}
+			}
+			rs, err := d.UnitRanges()
+			if err != nil {
+				t.Error(err)
+			}
+			fmt.Fprintf(&b, "%v\n", rs)
+			return b.String()
+		}
+		d, err := dwarf.New(s, big)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := summarize(d)
+		d, _ = dwarf.New(s, big) // fresh caches
+		var wg sync.WaitGroup
+		have := make([]string, 4)
+		for g := range have {
+			wg.Go(func() { have[g] = summarize(d) })
+		}
+		wg.Wait()
+		for g := range have {
+			if have[g] != want {
+				t.Errorf("%s: goroutine %d read differently:\n%s\nwant\n%s", name, g, have[g], want)
+			}
+		}
+	}
 }

@@ -40,7 +40,11 @@ func (ui *UnitInfo) SubroutineDecl(i int) (file uint64, line uint32, unit *Unit,
 // pushed before specification (so the specification is visited first), and
 // returns the first entry that matches.
 func (ui *UnitInfo) find(start *refEntry, match func(*refEntry) bool) *refEntry {
-	var stackBuf, seenBuf [8]*refEntry
+	// Each step pops one entry and pushes at most two, so these never
+	// outgrow their arrays: the walk allocates nothing, however hostile
+	// the graph.
+	var stackBuf [maxRefChain + 1]*refEntry
+	var seenBuf [2*maxRefChain + 1]*refEntry
 	stack := append(stackBuf[:0], start)
 	seen := append(seenBuf[:0], start)
 	for steps := 0; len(stack) > 0 && steps < maxRefChain; steps++ {
@@ -129,8 +133,10 @@ func (d *Data) readerWithBases(u *Unit) (*entryReader, error) {
 		return nil, err
 	}
 	var scratch UnitInfo
+	r.noRanges = true
 	if _, err := r.readRoot(&scratch); err != nil {
 		return nil, err
 	}
+	r.noRanges = false
 	return r, nil
 }

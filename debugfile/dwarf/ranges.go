@@ -14,6 +14,19 @@ const maxRangeEntries = 1 << 20
 // ranges appends the address ranges of an entry with low/high PC or ranges
 // attributes to out, following DWARF 5 section 2.17.
 func (r *entryReader) ranges(low, high, rng value, hasLow, hasHigh, hasRanges bool, out []Range) []Range {
+	if r.noRanges {
+		return out
+	}
+	n := len(out)
+	out = r.appendRanges(low, high, rng, hasLow, hasHigh, hasRanges, out)
+	if r.rangesLeft -= len(out) - n; r.rangesLeft < 0 {
+		r.fail("unit at %#x: range lists expand to more than %d ranges", r.u.Offset, r.d.rangeBudget())
+		return out[:n]
+	}
+	return out
+}
+
+func (r *entryReader) appendRanges(low, high, rng value, hasLow, hasHigh, hasRanges bool, out []Range) []Range {
 	if hasLow && hasHigh {
 		lo, ok := r.addr(low)
 		if !ok {
@@ -55,7 +68,8 @@ func (r *entryReader) debugRanges(off uint64, out []Range) []Range {
 	maxAddr := ^uint64(0) >> (64 - 8*uint(n))
 	b := bin.New(".debug_ranges", off, sec[off:], r.big)
 	base := r.baseAddr
-	for i := 0; i < maxRangeEntries; i++ {
+	start := len(out)
+	for i := 0; i < maxRangeEntries && len(out) <= r.rangesLeft+start; i++ {
 		lo, hi := b.Uint(n), b.Uint(n)
 		if b.Err() != nil || lo == 0 && hi == 0 {
 			break
@@ -94,7 +108,8 @@ func (r *entryReader) rngList(off uint64, out []Range) []Range {
 	n := int(r.f.addrSize)
 	b := bin.New(".debug_rnglists", off, sec[off:], r.big)
 	base := r.baseAddr
-	for i := 0; i < maxRangeEntries && b.Err() == nil; i++ {
+	start := len(out)
+	for i := 0; i < maxRangeEntries && b.Err() == nil && len(out) <= r.rangesLeft+start; i++ {
 		switch b.U8() {
 		case DW_RLE_end_of_list:
 			return out

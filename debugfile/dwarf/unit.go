@@ -238,7 +238,7 @@ func (r *entryReader) readRoot(ui *UnitInfo) (children bool, err error) {
 		r.baseAddr, _ = r.addr(low)
 	}
 	ui.Ranges = r.ranges(low, high, rng, hasLow, hasHigh, hasRanges, ui.Ranges[:0])
-	return a.children, nil
+	return a.children, r.err
 }
 
 // readSubroutine decodes a subroutine entry's attributes and appends it.
