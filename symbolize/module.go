@@ -54,7 +54,7 @@ func Open(path string, opts Options) (*Module, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Module{table: NewTable(sc, opts.Style), Info: sc.Info(), Path: path, DebugPath: path, cache: sc}, nil
+		return &Module{table: NewTable(sc, opts.Style), Info: sc.Info(), Path: path, DebugPath: path, ImageVMAddr: sc.Info().ImageVMAddr, cache: sc}, nil
 	}
 	f, err := debugfile.Open(path)
 	if err != nil {
@@ -141,11 +141,12 @@ func BuildObject(o, dbg *debugfile.Object, opts BuildOptions) ([]byte, error) {
 
 func sourceOf(o, dbg *debugfile.Object) (*Source, error) {
 	src := &Source{Info: symcache.Info{
-		DebugID:  o.DebugID.UUID,
-		DebugAge: o.DebugID.Age,
-		CodeID:   o.CodeID,
-		Arch:     o.Arch,
-		Name:     o.Name,
+		DebugID:     o.DebugID.UUID,
+		DebugAge:    o.DebugID.Age,
+		CodeID:      o.CodeID,
+		Arch:        o.Arch,
+		Name:        o.Name,
+		ImageVMAddr: o.ImageVMAddr,
 	}}
 	var err error
 	if src.DWARF, err = dbg.DWARF(); err != nil {

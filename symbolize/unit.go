@@ -74,8 +74,8 @@ type unitConverter struct {
 	subs []piece // subroutine pieces: loc holds the subroutine index
 
 	fileOf  []uint32 // line-table file index → local file, unset until needed
-	funcOf  []uint32          // subroutine → local function
-	callLoc []uint32          // subroutine → location of its call site
+	funcOf  []uint32 // subroutine → local function
+	callLoc []uint32 // subroutine → location of its call site
 	lang    symcache.Language
 }
 

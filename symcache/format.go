@@ -79,6 +79,7 @@ type header struct {
 	nRanges    uint32
 	stringsOff uint64
 	stringsLen uint64
+	imageBase  uint64
 	filesOff   uint64
 	funcsOff   uint64
 	locsOff    uint64
@@ -109,6 +110,7 @@ func (h *header) encode(b []byte) {
 	le.PutUint32(b[92:], h.nRanges)
 	le.PutUint64(b[96:], h.stringsOff)
 	le.PutUint64(b[104:], h.stringsLen)
+	le.PutUint64(b[112:], h.imageBase)
 	// The table offsets follow from the counts and the alignment rule
 	// (§2), so they are not stored; stringsOff/len are, because the string
 	// table comes last and its length is free.

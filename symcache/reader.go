@@ -110,6 +110,7 @@ func Parse(data []byte) (*File, error) {
 	h.nRanges = le.Uint32(data[92:])
 	stringsOff := le.Uint64(data[96:])
 	h.stringsLen = le.Uint64(data[104:])
+	h.imageBase = le.Uint64(data[112:])
 	h.layout()
 	if stringsOff != h.stringsOff {
 		return nil, &FormatError{Off: 96, Msg: fmt.Sprintf("string table at %#x, counts put it at %#x", stringsOff, h.stringsOff)}
@@ -217,13 +218,14 @@ func (f *File) str(r strRef) string {
 // Info returns what the symcache records about its object.
 func (f *File) Info() Info {
 	return Info{
-		DebugID:  f.h.debugID,
-		DebugAge: f.h.debugAge,
-		CodeID:   f.str(f.h.codeID),
-		Arch:     f.str(f.h.arch),
-		Name:     f.str(f.h.name),
-		Producer: f.str(f.h.producer),
-		Language: f.h.language,
+		DebugID:     f.h.debugID,
+		DebugAge:    f.h.debugAge,
+		CodeID:      f.str(f.h.codeID),
+		Arch:        f.str(f.h.arch),
+		Name:        f.str(f.h.name),
+		Producer:    f.str(f.h.producer),
+		Language:    f.h.language,
+		ImageVMAddr: f.h.imageBase,
 	}
 }
 

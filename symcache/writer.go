@@ -16,6 +16,10 @@ type Info struct {
 	Name     string // object file name, for display
 	Producer string // DW_AT_producer of the first unit, or the tool that made the symbols
 	Language Language
+	// ImageVMAddr is the address the image prefers to be loaded at
+	// (Mach-O __TEXT vmaddr, ELF first PT_LOAD), for converting
+	// addresses relative to a loaded image into file addresses.
+	ImageVMAddr uint64
 }
 
 // Function is a function record (docs/symcache.md §4).
@@ -135,6 +139,7 @@ func (b *Builder) WriteTo(w io.Writer) (int64, error) {
 	h.debugID = b.info.DebugID
 	h.debugAge = b.info.DebugAge
 	h.language = b.info.Language
+	h.imageBase = b.info.ImageVMAddr
 	h.arch = b.str(b.info.Arch)
 	h.codeID = b.str(b.info.CodeID)
 	h.name = b.str(b.info.Name)
