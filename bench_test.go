@@ -1,0 +1,197 @@
+package backtrail_test
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/backtrail/backtrail"
+)
+
+// atDepth calls f with depth frames of this function under it.
+//
+//go:noinline
+func atDepth(depth int, f func()) {
+	if depth <= 1 {
+		f()
+		return
+	}
+	atDepth(depth-1, f)
+}
+
+// benchAtDepth runs body where Callers(0) sees exactly 32 frames: it
+// measures what the harness puts below atDepth first.
+func benchAtDepth(b *testing.B, body func(b *testing.B)) {
+	var base int
+	atDepth(1, func() { s := backtrail.Callers(0); base = s.Len() })
+	atDepth(32-base, func() { body(b) })
+}
+
+func BenchmarkCallers(b *testing.B) {
+	b.Run("backtrail/depth=32", func(b *testing.B) {
+		b.ReportAllocs()
+		benchAtDepth(b, func(b *testing.B) {
+			var s backtrail.Stack
+			c0 := cpuTime()
+			for b.Loop() {
+				s = backtrail.Callers(0)
+			}
+			reportCPU(b, c0)
+			if s.Len() != 32 {
+				b.Fatalf("captured %d frames, want 32", s.Len())
+			}
+		})
+	})
+	b.Run("runtime.Callers/depth=32", func(b *testing.B) {
+		b.ReportAllocs()
+		benchAtDepth(b, func(b *testing.B) {
+			var pcs [64]uintptr
+			n := 0
+			c0 := cpuTime()
+			for b.Loop() {
+				n = runtime.Callers(1, pcs[:])
+			}
+			reportCPU(b, c0)
+			if n < 32 {
+				b.Fatalf("captured %d frames, want 32", n)
+			}
+		})
+	})
+}
+
+func BenchmarkFrames(b *testing.B) {
+	var s backtrail.Stack
+	benchAtDepth(b, func(*testing.B) { s = backtrail.Callers(0) })
+	if s.Len() != 32 {
+		b.Fatalf("%d frames, want 32", s.Len())
+	}
+	b.Run("cached", func(b *testing.B) {
+		b.ReportAllocs()
+		s.Frames()
+		c0 := cpuTime()
+		for b.Loop() {
+			_ = s.Frames()
+		}
+		reportCPU(b, c0)
+	})
+	b.Run("runtime.CallersFrames/32", func(b *testing.B) {
+		// The peer: the runtime's own symbolizer over the same addresses,
+		// which Frames calls, without the cache or in-app rules.
+		b.ReportAllocs()
+		pcs := s.PCs()
+		c0 := cpuTime()
+		for b.Loop() {
+			fr := runtime.CallersFrames(pcs)
+			for {
+				_, more := fr.Next()
+				if !more {
+					break
+				}
+			}
+		}
+		reportCPU(b, c0)
+	})
+	b.Run("first/32", func(b *testing.B) {
+		b.ReportAllocs()
+		c0 := cpuTime()
+		for b.Loop() {
+			backtrail.ForgetFrames() // every call symbolizes afresh
+			_ = s.Frames()
+		}
+		reportCPU(b, c0)
+	})
+}
+
+// BenchmarkGo compares a go statement with backtrail.Go. Each iteration
+// starts a goroutine that signals a WaitGroup; the overhead of Go is the
+// difference between the two.
+func BenchmarkGo(b *testing.B) {
+	b.Run("go-statement", func(b *testing.B) {
+		b.ReportAllocs()
+		var wg sync.WaitGroup
+		c0 := cpuTime()
+		for b.Loop() {
+			wg.Add(1)
+			go wg.Done()
+		}
+		reportCPU(b, c0)
+		wg.Wait()
+	})
+	b.Run("backtrail.Go", func(b *testing.B) {
+		b.ReportAllocs()
+		var wg sync.WaitGroup
+		c0 := cpuTime()
+		for b.Loop() {
+			wg.Add(1)
+			backtrail.Go(wg.Done)
+		}
+		reportCPU(b, c0)
+		wg.Wait()
+	})
+}
+
+// BenchmarkWrap measures capturing a hand-off with Wrap, and calling the
+// result (label swaps and the trail frame), against calling fn directly.
+func BenchmarkWrap(b *testing.B) {
+	n := 0
+	fn := func() { n++ }
+	b.Run("Wrap", func(b *testing.B) {
+		b.ReportAllocs()
+		c0 := cpuTime()
+		for b.Loop() {
+			_ = backtrail.Wrap(fn)
+		}
+		reportCPU(b, c0)
+	})
+	b.Run("call-wrapped", func(b *testing.B) {
+		b.ReportAllocs()
+		w := backtrail.Wrap(fn)
+		c0 := cpuTime()
+		for b.Loop() {
+			w()
+		}
+		reportCPU(b, c0)
+	})
+	b.Run("call-direct", func(b *testing.B) {
+		b.ReportAllocs()
+		c0 := cpuTime()
+		for b.Loop() {
+			fn()
+		}
+		reportCPU(b, c0)
+	})
+}
+
+func BenchmarkTrail(b *testing.B) {
+	b.ReportAllocs()
+	done := make(chan struct{})
+	backtrail.Go(func() {
+		for b.Loop() {
+			_ = backtrail.Trail()
+		}
+		close(done)
+	})
+	<-done
+}
+
+func BenchmarkAudit(b *testing.B) {
+	c, _ := backtrail.NewClient(backtrail.Options{})
+	b.ReportAllocs()
+	c0 := cpuTime()
+	for b.Loop() {
+		c.Audit("bench")
+	}
+	reportCPU(b, c0)
+}
+
+func BenchmarkLoopBeginEnd(b *testing.B) {
+	w := backtrail.NewWatchdog(backtrail.WatchdogOptions{Manual: true})
+	l := w.Loop("bench")
+	b.ReportAllocs()
+	c0 := cpuTime()
+	for b.Loop() {
+		l.Begin()
+		l.End()
+	}
+	reportCPU(b, c0)
+}

@@ -1,0 +1,40 @@
+package backtrail
+
+import (
+	"bytes"
+	"time"
+
+	"github.com/backtrail/backtrail/report"
+)
+
+// Hooks for the black-box tests in package backtrail_test.
+
+// FastPath reports whether Callers uses the frame-pointer walk and whether
+// trails are found by walking rather than through the goroutine-id table.
+func FastPath() (walk, trails bool) { return fpOK && fpSupported, trailsOK }
+
+// MakeStack builds a Stack from addresses, as the capture fallback does.
+func MakeStack(pcs []uintptr) Stack { return makeStack(pcs, false) }
+
+// ForgetFrames makes every cached Frames result stale, so the next call
+// symbolizes afresh.
+func ForgetFrames() { inAppGen.Add(1) }
+
+// ParseTraceback exposes the crash-output parser to the table tests.
+func ParseTraceback(text []byte) (*report.Exception, []report.Thread, bool) {
+	tb := parseTraceback(text)
+	return tb.Exception, tb.Threads, tb.Truncated
+}
+
+// TakeSnapshot takes the watchdog's all-goroutine snapshot.
+func TakeSnapshot() (*report.Snapshot, error) {
+	var buf bytes.Buffer
+	groups, err := goroutineProfile(&buf)
+	if err != nil {
+		return nil, err
+	}
+	return snapshotReport(groups, 100, time.Now()), nil
+}
+
+// InApp exposes the in-app rule.
+func InApp(function string) bool { return inApp(function) }

@@ -1,0 +1,300 @@
+package backtrail_test
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/backtrail/backtrail"
+)
+
+// expand symbolizes runtime.Callers output the way the runtime does.
+func expand(pcs []uintptr) []string {
+	var out []string
+	fr := runtime.CallersFrames(pcs)
+	for {
+		f, more := fr.Next()
+		out = append(out, fmt.Sprintf("%s %s:%d", f.Function, f.File, f.Line))
+		if !more {
+			return out
+		}
+	}
+}
+
+func names(s backtrail.Stack) []string {
+	var out []string
+	for _, f := range s.Frames() {
+		out = append(out, fmt.Sprintf("%s %s:%d", f.Function, f.File, f.Line))
+	}
+	return out
+}
+
+// sameStack compares two symbolized stacks captured on different lines of
+// the same innermost function: the first frame by function only.
+func sameStack(have, want []string) bool {
+	if len(have) == 0 || len(want) == 0 {
+		return len(have) == len(want)
+	}
+	fn := func(s string) string { f, _, _ := strings.Cut(s, " "); return f }
+	return fn(have[0]) == fn(want[0]) && strings.Join(have[1:], "\n") == strings.Join(want[1:], "\n")
+}
+
+// capturePair captures the same stack both ways from the same function.
+//
+//go:noinline
+func capturePair(skip int) (backtrail.Stack, []string) {
+	s := backtrail.Callers(skip)
+	pcs := make([]uintptr, 256)
+	n := runtime.Callers(skip+1, pcs)
+	return s, expand(pcs[:n])
+}
+
+//go:noinline
+func recurse(depth, skip int) (backtrail.Stack, []string) {
+	if depth == 0 {
+		return capturePair(skip)
+	}
+	s, want := recurse(depth-1, skip)
+	runtime.KeepAlive(depth)
+	return s, want
+}
+
+// inlinedHelper is small enough to be inlined into its callers, so the walk
+// sees no frame for it and Frames must expand it. (The runtime.Callers
+// fallback gives it an address of its own instead.)
+func inlinedHelper(skip int) (backtrail.Stack, []string) { return capturePair(skip) }
+
+//go:noinline
+func callsInlined(skip int) (backtrail.Stack, []string) { return inlinedHelper(skip) }
+
+// TestCallersMatchesRuntime compares the symbolized walk with runtime.Callers
+// at depths around the default limit and with inlined frames in the way.
+func TestCallersMatchesRuntime(t *testing.T) {
+	if walk, _ := backtrail.FastPath(); !walk {
+		if runtime.GOARCH == "amd64" || runtime.GOARCH == "arm64" {
+			t.Errorf("frame-pointer walk disabled on %s: its probe failed", runtime.GOARCH)
+		}
+		t.Logf("frame-pointer walk not in use on %s; comparing the fallback", runtime.GOARCH)
+	}
+	for _, depth := range []int{0, 1, 5, 31, 32, 33, 50} {
+		for _, skip := range []int{0, 1, 2} {
+			s, want := recurse(depth, skip)
+			have := names(s)
+			if len(want) > len(have) {
+				want = want[:len(have)] // have stops at the depth limit
+			}
+			if !sameStack(have, want) {
+				t.Errorf("depth %d skip %d:\nhave\n\t%s\nwant\n\t%s", depth, skip,
+					strings.Join(have, "\n\t"), strings.Join(want, "\n\t"))
+			}
+		}
+	}
+	s, want := callsInlined(0)
+	if have := names(s); !sameStack(have, want) {
+		t.Errorf("inlined:\nhave\n\t%s\nwant\n\t%s", strings.Join(have, "\n\t"), strings.Join(want, "\n\t"))
+	}
+	fr := s.Frames()
+	if !strings.HasSuffix(fr[0].Function, ".capturePair") || !strings.HasSuffix(fr[1].Function, ".inlinedHelper") || !fr[1].Inlined || fr[0].Inlined {
+		t.Errorf("inline expansion: %+v", fr[:3])
+	}
+	if walk, _ := backtrail.FastPath(); walk && fr[1].PC != fr[2].PC {
+		t.Errorf("an inlined frame should share its physical frame's PC: %#x vs %#x", fr[1].PC, fr[2].PC)
+	}
+}
+
+func TestCallersDepthLimit(t *testing.T) {
+	tests := []struct {
+		max, depth  int
+		wantLen     int
+		wantTrunc   bool
+		description string
+	}{
+		{64, 10, 16, false, "shallow"}, // 11 recurse, capturePair, the test, tRunner, its go wrapper, goexit
+		{64, 100, 64, true, "default limit"},
+		{8, 100, 8, true, "lowered"},
+		{1000, 200, 64, true, "clamped to 64"},
+		{0, 5, 1, true, "clamped to 1"},
+	}
+	for _, tt := range tests {
+		old := backtrail.SetMaxDepth(tt.max)
+		s, want := recurse(tt.depth, 0)
+		backtrail.SetMaxDepth(old)
+		_ = want
+		wantLen := tt.wantLen
+		if walk, _ := backtrail.FastPath(); !walk && tt.description == "shallow" {
+			wantLen-- // runtime.Callers leaves out the go statement's wrapper
+		}
+		if s.Len() != wantLen || s.Truncated() != tt.wantTrunc {
+			t.Errorf("%s: SetMaxDepth(%d), depth %d: Len %d Truncated %v, want %d %v",
+				tt.description, tt.max, tt.depth, s.Len(), s.Truncated(), wantLen, tt.wantTrunc)
+		}
+	}
+	if got := backtrail.SetMaxDepth(64); got != 64 {
+		t.Errorf("SetMaxDepth returned %d, want the default 64", got)
+	}
+}
+
+func TestCallersSkipPastEnd(t *testing.T) {
+	s := backtrail.Callers(10000)
+	if s.Len() != 0 || s.Frames() != nil || s.String() != "" {
+		t.Errorf("Callers(10000) = %d frames", s.Len())
+	}
+}
+
+func TestStackHash(t *testing.T) {
+	var a, b backtrail.Stack
+	for i := range 2 {
+		s := backtrail.Callers(0)
+		if i == 0 {
+			a = s
+		} else {
+			b = s
+		}
+	}
+	if a != b || a.Hash() != b.Hash() {
+		t.Error("same call site captured twice: stacks or hashes differ")
+	}
+	c := backtrail.Callers(0)
+	if c.Hash() == a.Hash() {
+		t.Error("different call sites hash the same")
+	}
+	// The walk's inline hash and the fallback's must agree.
+	if m := backtrail.MakeStack(a.PCs()); m.Hash() != a.Hash() || m != a {
+		t.Errorf("MakeStack(a.PCs()).Hash() = %#x, a.Hash() = %#x", m.Hash(), a.Hash())
+	}
+}
+
+func TestStackString(t *testing.T) {
+	s := backtrail.Callers(0)
+	str := s.String()
+	if !strings.HasPrefix(str, "github.com/backtrail/backtrail_test.TestStackString\n\t") || !strings.Contains(str, "stack_test.go:") {
+		t.Errorf("String() =\n%s", str)
+	}
+}
+
+// TestFramesSigpanic checks the address adjustment under runtime.sigpanic:
+// the faulting line, not the line before it, must be reported. The walk may
+// miss one frame here: a leaf function without a frame record that faults
+// hands sigpanic its caller's frame pointer, so the leaf's caller is skipped
+// (runtime.Callers, which the SDK uses for panic reports, is not fooled).
+func TestFramesSigpanic(t *testing.T) {
+	var s backtrail.Stack
+	var want []string
+	func() {
+		defer func() {
+			recover()
+			s = backtrail.Callers(0)
+			pcs := make([]uintptr, 64)
+			want = expand(pcs[:runtime.Callers(1, pcs)])
+		}()
+		nilDeref(nil)
+	}()
+	have := names(s)
+	// have must be want less at most one frame, right after nilDeref.
+	ok := len(have) == len(want) || len(have) == len(want)-1
+	for i, j := 1, 1; ok && i < len(have); i, j = i+1, j+1 {
+		if have[i] != want[j] {
+			if j > 0 && strings.Contains(want[j-1], ".nilDeref ") && j+1 < len(want) && have[i] == want[j+1] {
+				j++
+				continue
+			}
+			ok = false
+		}
+	}
+	if !ok {
+		t.Errorf("have\n\t%s\nwant\n\t%s", strings.Join(have, "\n\t"), strings.Join(want, "\n\t"))
+	}
+	found := false
+	for _, f := range s.Frames() {
+		if strings.HasSuffix(f.Function, ".nilDeref") {
+			found = true
+			if f.Line != nilDerefLine {
+				t.Errorf("nilDeref frame at line %d, want %d", f.Line, nilDerefLine)
+			}
+		}
+	}
+	if !found {
+		t.Error("no nilDeref frame")
+	}
+}
+
+// nilDerefLine is the line of the faulting statement in nilDeref.
+var nilDerefLine = func() int {
+	src, _ := os.ReadFile("stack_test.go")
+	for i, l := range strings.Split(string(src), "\n") {
+		if strings.Contains(l, "x += *p "+"// faults") {
+			return i + 1
+		}
+	}
+	return -1
+}()
+
+//go:noinline
+func nilDeref(p *int) int {
+	x := 1
+	x += *p // faults
+	return x
+}
+
+func TestFramesInApp(t *testing.T) {
+	s := backtrail.Callers(0)
+	fr := s.Frames()
+	if !fr[0].InApp {
+		t.Errorf("test function not in-app: %+v", fr[0])
+	}
+	for _, f := range fr {
+		if strings.HasPrefix(f.Function, "runtime.") && f.InApp {
+			t.Errorf("%s marked in-app", f.Function)
+		}
+	}
+	backtrail.SetInApp("example.com/nothing")
+	fr = s.Frames()
+	backtrail.SetInApp()
+	if fr[0].InApp {
+		t.Error("SetInApp did not invalidate cached frames")
+	}
+	if fr = s.Frames(); !fr[0].InApp {
+		t.Error("SetInApp() did not restore the default")
+	}
+}
+
+func TestCallersNoAllocs(t *testing.T) {
+	var s backtrail.Stack
+	if n := testing.AllocsPerRun(100, func() { s = backtrail.Callers(0) }); n != 0 {
+		t.Errorf("Callers: %v allocs per run", n)
+	}
+	s.Frames()
+	if n := testing.AllocsPerRun(100, func() { _ = s.Frames() }); n != 0 {
+		t.Errorf("Frames (cached): %v allocs per run", n)
+	}
+}
+
+func TestInAppRule(t *testing.T) {
+	backtrail.SetInApp("example.com/app", "gopkg.in/yaml")
+	defer backtrail.SetInApp()
+	tests := []struct {
+		fn   string
+		want bool
+	}{
+		{"example.com/app.main", true},
+		{"example.com/app.(*T).M", true},
+		{"example.com/app/sub.F", true},
+		{"example.com/app/sub/deeper.F.func1", true},
+		{"example.com/app_test.TestX", true},
+		{"example.com/apple.F", false},
+		{"example.com/ap.F", false},
+		{"example.com/app", false}, // no function part: not a function name
+		{"gopkg.in/yaml.F", true},
+		{"gopkg.in/yaml%2ev3.F", false}, // the linker escapes dots in a last path element
+		{"runtime.goexit", false},
+		{"github.com/backtrail/backtrail.runTrail", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := backtrail.InApp(tt.fn); got != tt.want {
+			t.Errorf("InApp(%q) = %v, want %v", tt.fn, got, tt.want)
+		}
+	}
+}
