@@ -129,7 +129,7 @@ func readHead(name string, n int64) ([]byte, error) {
 // there is nothing to report: the output of a panic the SDK already
 // recorded before re-panicking (its finish frame is on the stack).
 func (c *Client) crashReport(text []byte, when time.Time) *report.Report {
-	tb := parseTraceback(text)
+	tb := report.ParseTraceback(text)
 	if tb.Exception == nil && len(tb.Threads) == 0 {
 		return nil
 	}

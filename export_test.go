@@ -20,12 +20,6 @@ func MakeStack(pcs []uintptr) Stack { return makeStack(pcs, false) }
 // symbolizes afresh.
 func ForgetFrames() { inAppGen.Add(1) }
 
-// ParseTraceback exposes the crash-output parser to the table tests.
-func ParseTraceback(text []byte) (*report.Exception, []report.Thread, bool) {
-	tb := parseTraceback(text)
-	return tb.Exception, tb.Threads, tb.Truncated
-}
-
 // TakeSnapshot takes the watchdog's all-goroutine snapshot.
 func TakeSnapshot() (*report.Snapshot, error) {
 	var buf bytes.Buffer

@@ -64,7 +64,7 @@ func parseGoroutineProfile(data []byte) []goroutineGroup {
 	for sc.Scan() {
 		l := sc.Text()
 		if rest, ok := strings.CutPrefix(l, "# labels: {"); ok && len(out) > 0 {
-			out[len(out)-1].labels = parseLabels(rest)
+			out[len(out)-1].labels = report.ParseLabels(rest)
 			continue
 		}
 		count, rest, ok := strings.Cut(l, " @ ")

@@ -911,3 +911,33 @@ func TestUnitRanges(t *testing.T) {
 		t.Errorf("UnitRanges:\nhave %x\nwant %x", have, want)
 	}
 }
+
+// TestIssueEmptyUnit: Xcode 8's dsymutil wrote a unit of a header alone
+// (CrashProbe's CrashLibiOS.dSYM, unit 0x26a61); it holds nothing, and the
+// units around it must still be read.
+func TestIssueEmptyUnit(t *testing.T) {
+	secs, big := loadSections(t, "../../testdata/crashprobe/arm64-debug/dSYMs/arm64-CrashLibiOS.framework.dSYM/Contents/Resources/DWARF/CrashLibiOS")
+	d, err := dwarf.New(secs, big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ui dwarf.UnitInfo
+	empty := 0
+	for _, u := range d.Units() {
+		if err := d.ReadUnit(&u, &ui); err != nil {
+			t.Fatalf("unit at %#x: %v", u.Offset, err)
+		}
+		if u.Offset == 0x26a61 {
+			empty++
+			if len(ui.Subroutines) != 0 || len(ui.Ranges) != 0 {
+				t.Errorf("empty unit read as %d subroutines, %d ranges", len(ui.Subroutines), len(ui.Ranges))
+			}
+		}
+	}
+	if empty != 1 {
+		t.Fatalf("unit 0x26a61 not found")
+	}
+	if _, err := d.UnitRanges(); err != nil {
+		t.Fatal(err)
+	}
+}

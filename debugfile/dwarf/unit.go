@@ -181,6 +181,11 @@ func (r *entryReader) skipSubtree(a *abbrev) bool {
 
 // readRoot decodes the unit entry and sets the reader's bases.
 func (r *entryReader) readRoot(ui *UnitInfo) (children bool, err error) {
+	if r.pos >= r.end {
+		// A unit header with no entries, as old Apple toolchains emit
+		// for empty translation units: nothing to read.
+		return false, nil
+	}
 	start := r.pos
 	code := r.uleb()
 	a := r.tab.get(code)

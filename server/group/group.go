@@ -259,7 +259,8 @@ func titleOf(r *report.Report, frames []report.Frame, culprit string) string {
 	default:
 		switch {
 		case r.Exception != nil && r.Exception.Value != "":
-			t = r.Exception.Type + ": " + r.Exception.Value
+			v, _, _ := strings.Cut(r.Exception.Value, "\n")
+			t = r.Exception.Type + ": " + v
 		case r.Exception != nil:
 			t = r.Exception.Type
 		default:

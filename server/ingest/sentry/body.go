@@ -184,12 +184,18 @@ func isZlibHeader(cmf, flg byte) bool {
 	return cmf&0x0f == 8 && cmf>>4 <= 7 && (uint16(cmf)<<8|uint16(flg))%31 == 0
 }
 
+// maxPrealloc bounds the buffer allocated up front for a declared
+// Content-Length, so that a client cannot make the server hold memory it
+// never sends.
+const maxPrealloc = 1 << 20
+
 // readAtMost reads rd to its end and fails with ErrTooLarge if that is more
-// than limit bytes. sizeHint, when positive and trusted (identity bodies,
-// already checked against the limit), sizes the buffer up front.
+// than limit bytes. sizeHint, when trusted (identity bodies, whose
+// Content-Length was checked against the limit), sizes the buffer up front,
+// up to maxPrealloc.
 func readAtMost(rd io.Reader, limit, sizeHint int64, trustHint bool) ([]byte, error) {
 	n := int64(512)
-	if trustHint && sizeHint > 0 && sizeHint <= limit {
+	if trustHint && sizeHint > 0 && sizeHint <= limit && sizeHint < maxPrealloc {
 		n = sizeHint + 1 // +1 so that reading EOF does not grow the buffer
 	}
 	buf := make([]byte, 0, n)

@@ -33,8 +33,8 @@
 // of a new crashed thread. An event without an exception (a message) becomes
 // a report whose Exception has type "message" and the message as value.
 // Fields without a place in the report (level, logger, transaction, dist,
-// device model, the mechanism's type, a message next to an exception) are
-// kept in Tags. See Event for the details.
+// the device model, the OS name as sent, a message next to an exception)
+// are kept in Tags. See Event for the details.
 //
 // # Untrusted input
 //

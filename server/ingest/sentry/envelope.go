@@ -66,8 +66,7 @@ func (e *EnvelopeError) Unwrap() error { return e.Err }
 // item a JSON object for the item header and the payload. An item header
 // with "length" gives the payload's size in bytes, and a newline may follow
 // the payload; without "length" the payload runs to the next newline or the
-// end. Blank lines between items and at the end are skipped, as Relay skips
-// them.
+// end. Blank lines between items and at the end are skipped.
 //
 // Malformed data is an *EnvelopeError wrapping ErrInvalid, with the offset of
 // the problem: an envelope or item header that is not a JSON object, an item

@@ -15,8 +15,9 @@ import (
 	"github.com/backtrail/backtrail/report"
 )
 
-// Bounds on what Event puts in a report. Relay trims stack traces to 250
-// frames too; reports keep the innermost ones and set Truncated.
+// Bounds on what Event puts in a report, so that its size follows the
+// payload's and not the number of JSON values in it. Stacks keep their
+// innermost frames and set Truncated.
 const (
 	maxFrames  = 250  // per stack
 	maxThreads = 1000 // per report; the crashed thread is always kept
@@ -152,7 +153,7 @@ type sdkJSON struct {
 //     if the payload has none. Timestamp is the payload's timestamp (an RFC
 //     3339 string or seconds since the epoch); it is zero if the payload has
 //     none, and the caller then sets the time it received the event, as
-//     Relay does.
+//     Sentry does.
 //   - Kind is always crash. Exception is the last of exception.values (the
 //     one the event is about; Sentry lists chained exceptions oldest first).
 //     Its Mechanism is "signal" when the mechanism carries a POSIX signal or
@@ -200,7 +201,8 @@ type sdkJSON struct {
 // an event_id that is not a UUID, an event of another type ("transaction",
 // "csp", …), or a field of the wrong kind where a container was expected
 // (exception.values as a string, say). Scalars of the wrong kind are read
-// leniently, as Relay does, or ignored.
+// leniently (a number where a string belongs becomes that string), or
+// ignored.
 //
 // Event does not bound the size of payload; callers do (ParseEnvelope
 // applies Limits.Event to event items, Store to its body). Its cost is
@@ -210,9 +212,9 @@ func Event(payload []byte) (*report.Report, error) {
 }
 
 // Store converts the body of a request to Sentry's legacy store endpoint
-// (/api/<project>/store/), after Body has undone its Content-Encoding. Like
-// Relay, it also accepts the encodings of old SDKs: the JSON in base64, and
-// zlib-compressed JSON, in base64 or not. A body, or an inflated one, over
+// (/api/<project>/store/), after Body has undone its Content-Encoding. It
+// also accepts the encodings of old SDKs (the raven clients): the JSON in
+// base64, and zlib-compressed JSON, in base64 or not. A body, or an inflated one, over
 // lim.Event bytes is an error wrapping ErrTooLarge. Otherwise Store is Event.
 func Store(body []byte, lim Limits) (*report.Report, error) {
 	max := lim.event()
@@ -339,7 +341,10 @@ func convert(payload []byte, hdr *EnvelopeHeader) (*report.Report, error) {
 			base = im.ImageAddr
 			if m, ok := convertImage(im); ok {
 				if len(r.Modules) == maxModules {
-					r.Truncated = &report.Truncated{Modules: true}
+					if r.Truncated == nil {
+						r.Truncated = &report.Truncated{}
+					}
+					r.Truncated.Modules = true
 				} else {
 					r.Modules = append(r.Modules, m)
 				}
@@ -350,6 +355,7 @@ func convert(payload []byte, hdr *EnvelopeHeader) (*report.Report, error) {
 	c.index(r.Modules)
 
 	// Threads.
+	haveCrashed := false
 	for _, t := range threads {
 		if t == nil {
 			continue
@@ -360,12 +366,14 @@ func convert(payload []byte, hdr *EnvelopeHeader) (*report.Report, error) {
 			}
 			r.Truncated.Threads = true
 			// Keep looking for the crashed thread, which replaces the last.
-			if t.Crashed.v && !slices.ContainsFunc(r.Threads, func(t report.Thread) bool { return t.Crashed }) {
+			if t.Crashed.v && !haveCrashed {
 				r.Threads[len(r.Threads)-1] = c.thread(t)
+				haveCrashed = true
 			}
 			continue
 		}
 		r.Threads = append(r.Threads, c.thread(t))
+		haveCrashed = haveCrashed || t.Crashed.v
 	}
 
 	// The exception, or the message.

@@ -412,3 +412,23 @@ func TestEventIDs(t *testing.T) {
 		t.Errorf("generated event id %q", r.EventID)
 	}
 }
+
+// TestEventModuleLimit checks that more than 4096 images are cut to 4096,
+// while "rel:N" frames still find the image they name.
+func TestEventModuleLimit(t *testing.T) {
+	var images []string
+	for i := range 5000 {
+		images = append(images, fmt.Sprintf(`{"type":"elf","code_file":"/lib/l%d.so","image_addr":"0x%x","image_size":4096}`, i, 0x100000+i*0x1000))
+	}
+	r, err := sentry.Event([]byte(`{"debug_meta":{"images":[` + strings.Join(images, ",") + `]},
+		"exception":[{"type":"E","stacktrace":{"frames":[{"instruction_addr":"0x10","addr_mode":"rel:4999"}]}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Modules) != 4096 || r.Truncated == nil || !r.Truncated.Modules || r.Truncated.Threads {
+		t.Errorf("%d modules, truncated %+v", len(r.Modules), r.Truncated)
+	}
+	if f := crashed(t, r).Frames[0]; f.Addr != 0x100000+4999*0x1000+0x10 {
+		t.Errorf("frame %+v", f)
+	}
+}

@@ -1,6 +1,7 @@
 package sentry
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,10 +10,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // The types in this file read the scalar fields of Sentry's JSON leniently,
-// the way Relay does: SDKs in many languages write numbers as strings,
+// as Sentry's SDKs need: SDKs in many languages write numbers as strings,
 // addresses as numbers, and tags as booleans. Their UnmarshalJSON methods
 // never fail; a value they cannot read is left unset. Containers (objects
 // and arrays) are read strictly, and a container of the wrong type is an
@@ -25,16 +27,27 @@ type str string
 func (s *str) UnmarshalJSON(b []byte) error {
 	switch b[0] {
 	case '"':
-		var v string
-		if json.Unmarshal(b, &v) == nil {
-			*s = str(v)
-		}
+		*s = str(unquote(b))
 	case 'n', '{', '[':
 		*s = ""
 	default: // number, true, false
 		*s = str(b)
 	}
 	return nil
+}
+
+// unquote returns the JSON string literal b (valid, as json.Unmarshaler
+// methods receive it) as a Go string, with invalid UTF-8 replaced by U+FFFD
+// as encoding/json does. Strings without escapes, the common case, take a
+// fast path.
+func unquote(b []byte) string {
+	inner := b[1 : len(b)-1]
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return string(inner)
+	}
+	var v string
+	json.Unmarshal(b, &v)
+	return v
 }
 
 // flag is a JSON boolean that remembers whether it was set.
@@ -65,11 +78,7 @@ func (n *num) UnmarshalJSON(b []byte) error {
 	*n = num{}
 	s := string(b)
 	if b[0] == '"' {
-		var v string
-		if json.Unmarshal(b, &v) != nil {
-			return nil
-		}
-		s = strings.TrimSpace(v)
+		s = strings.TrimSpace(unquote(b))
 		if len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
 			if v, err := strconv.ParseUint(s[2:], 16, 64); err == nil {
 				*n = num{v, true}
@@ -121,10 +130,7 @@ func (ts *timestamp) UnmarshalJSON(b []byte) error {
 	ts.t = time.Time{}
 	s := string(b)
 	if b[0] == '"' {
-		if json.Unmarshal(b, &s) != nil {
-			return nil
-		}
-		s = strings.TrimSpace(s)
+		s = strings.TrimSpace(unquote(b))
 		if t, ok := parseTime(s); ok {
 			ts.t = t
 			return nil
@@ -172,10 +178,7 @@ func (m *message) UnmarshalJSON(b []byte) error {
 	*m = ""
 	switch b[0] {
 	case '"':
-		var s string
-		if json.Unmarshal(b, &s) == nil {
-			*m = message(s)
-		}
+		*m = message(unquote(b))
 	case '{':
 		var o struct {
 			Formatted str `json:"formatted"`

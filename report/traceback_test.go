@@ -1,4 +1,4 @@
-package backtrail_test
+package report_test
 
 import (
 	"os"
@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/backtrail/backtrail"
 	"github.com/backtrail/backtrail/report"
 )
 
@@ -64,7 +63,7 @@ func TestParseTraceback(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ex, threads, _ := backtrail.ParseTraceback(data)
+		ex, threads, _ := parseTB(data)
 		if ex == nil || *ex != tt.exception {
 			t.Errorf("%s: exception\nhave %+v\nwant %+v", tt.file, ex, tt.exception)
 		}
@@ -83,7 +82,7 @@ func FuzzParseTraceback(f *testing.F) {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		ex, threads, _ := backtrail.ParseTraceback(data)
+		ex, threads, _ := parseTB(data)
 		if len(threads) > 256 {
 			t.Fatalf("%d threads, over the bound", len(threads))
 		}
@@ -96,4 +95,9 @@ func FuzzParseTraceback(f *testing.F) {
 			}
 		}
 	})
+}
+
+func parseTB(text []byte) (*report.Exception, []report.Thread, bool) {
+	tb := report.ParseTraceback(text)
+	return tb.Exception, tb.Threads, tb.Truncated
 }

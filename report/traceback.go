@@ -1,11 +1,10 @@
-package backtrail
+package report
 
 import (
 	"bytes"
+	"errors"
 	"strconv"
 	"strings"
-
-	"github.com/backtrail/backtrail/report"
 )
 
 // Parsing the Go runtime's crash output: the "panic: ..." or "fatal error:
@@ -24,24 +23,33 @@ import (
 // the header. The parser is line-based, keeps what it understands and skips
 // the rest; it never fails.
 
-// Bounds on what one crash file may yield.
+// Bounds on what one traceback may yield.
 const (
-	tbMaxThreads = 256
-	tbMaxFrames  = 128
+	tbMaxThreads = 4096
+	tbMaxFrames  = 256
+	tbMaxHops    = 32
 )
 
-// traceback is what parseTraceback recovers.
-type traceback struct {
-	Exception *report.Exception
-	Threads   []report.Thread
-	Truncated bool // goroutines beyond tbMaxThreads were dropped
+// Traceback is what ParseTraceback recovers from Go's crash output.
+type Traceback struct {
+	Exception *Exception
+	Threads   []Thread
+	// Trail holds the ancestors of the crashed goroutine that
+	// GODEBUG=tracebackancestors=N prints ("[originating from goroutine
+	// N]:"), innermost first.
+	Trail     []Hop
+	Truncated bool // goroutines beyond the limit were dropped
 }
 
-func parseTraceback(text []byte) traceback {
-	var tb traceback
+// ParseTraceback parses Go's crash output or a goroutine dump (the text of
+// runtime.Stack(buf, true) or of a panic). It keeps what it understands
+// and skips the rest; it never fails and never panics, and its output is
+// bounded (4096 goroutines of 256 frames).
+func ParseTraceback(text []byte) Traceback {
+	var tb Traceback
 	lines := strings.Split(string(bytes.ReplaceAll(text, []byte("\r\n"), []byte("\n"))), "\n")
 	var msg []string
-	var ex *report.Exception
+	var ex *Exception
 	i := 0
 	// Preamble: everything before the first goroutine header.
 	for ; i < len(lines); i++ {
@@ -51,17 +59,17 @@ func parseTraceback(text []byte) traceback {
 		}
 		switch {
 		case strings.HasPrefix(l, "panic: "):
-			ex = &report.Exception{Type: "panic", Mechanism: "panic"}
+			ex = &Exception{Type: "panic", Mechanism: "panic"}
 			msg = []string{strings.TrimPrefix(l, "panic: ")}
 		case strings.HasPrefix(l, "fatal error: "):
-			ex = &report.Exception{Type: "fatal error", Mechanism: "fatal"}
+			ex = &Exception{Type: "fatal error", Mechanism: "fatal"}
 			msg = []string{strings.TrimPrefix(l, "fatal error: ")}
 		case strings.HasPrefix(l, "fatal: "):
-			ex = &report.Exception{Type: "fatal error", Mechanism: "fatal"}
+			ex = &Exception{Type: "fatal error", Mechanism: "fatal"}
 			msg = []string{strings.TrimPrefix(l, "fatal: ")}
 		case strings.HasPrefix(l, "[signal "):
 			if ex == nil {
-				ex = &report.Exception{Type: "signal"}
+				ex = &Exception{Type: "signal"}
 			}
 			ex.Mechanism = "signal"
 			msg = append(msg, l)
@@ -75,10 +83,22 @@ func parseTraceback(text []byte) traceback {
 	}
 	tb.Exception = ex
 
-	var th *report.Thread
+	var th *Thread
+	var hop *Hop // an ancestor block of the crashed goroutine
 	for ; i < len(lines); i++ {
 		l := lines[i]
+		if rest, ok := strings.CutPrefix(l, "[originating from goroutine "); ok && strings.HasSuffix(rest, "]:") {
+			// An ancestor of the goroutine above; only the crashed
+			// goroutine's ancestors are kept, as its trail.
+			hop = nil
+			if th != nil && th.Crashed && len(tb.Trail) < tbMaxHops {
+				tb.Trail = append(tb.Trail, Hop{Frames: []Frame{}})
+				hop = &tb.Trail[len(tb.Trail)-1]
+			}
+			continue
+		}
 		if h, ok := parseHeader(l); ok {
+			hop = nil
 			if len(tb.Threads) == tbMaxThreads {
 				tb.Truncated = true
 				th = nil
@@ -95,7 +115,7 @@ func parseTraceback(text []byte) traceback {
 			continue
 		}
 		if l == "" {
-			th = nil // a blank line ends a goroutine's block
+			th, hop = nil, nil // a blank line ends a goroutine's block
 			continue
 		}
 		if th == nil {
@@ -111,7 +131,7 @@ func parseTraceback(text []byte) traceback {
 		if i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "\t") {
 			continue // every frame has a file line; this is something else
 		}
-		var f report.Frame
+		var f Frame
 		created := false
 		if rest, ok := strings.CutPrefix(l, "created by "); ok {
 			fn, _, _ := strings.Cut(rest, " in goroutine ")
@@ -122,6 +142,17 @@ func parseTraceback(text []byte) traceback {
 		i++
 		parseFileLine(lines[i], &f)
 		switch {
+		case hop != nil && !created:
+			if len(hop.Frames) < tbMaxFrames {
+				hop.Frames = append(hop.Frames, f)
+				if hop.Site == nil {
+					site := f
+					hop.Site = &site
+				}
+			} else {
+				hop.Truncated = true
+			}
+		case hop != nil:
 		case created:
 			th.CreatedBy = &f
 		case len(th.Frames) < tbMaxFrames:
@@ -132,7 +163,7 @@ func parseTraceback(text []byte) traceback {
 	}
 	for k := range tb.Threads {
 		if tb.Threads[k].Frames == nil {
-			tb.Threads[k].Frames = []report.Frame{}
+			tb.Threads[k].Frames = []Frame{}
 		}
 	}
 	if tb.Exception == nil && len(tb.Threads) > 0 {
@@ -142,7 +173,7 @@ func parseTraceback(text []byte) traceback {
 		// the function that raised it.
 		th := &tb.Threads[0]
 		th.Crashed = true
-		ex := &report.Exception{Type: "fatal error", Mechanism: "fatal", ThreadID: th.ID, Value: "message not captured"}
+		ex := &Exception{Type: "fatal error", Mechanism: "fatal", ThreadID: th.ID, Value: "message not captured"}
 		for k, f := range th.Frames {
 			if isFatalFunc(f.Function) {
 				ex.Value = "raised by " + f.Function
@@ -187,8 +218,8 @@ func panicType(kind, first string) string {
 }
 
 // parseHeader parses "goroutine 7 [state, details]:".
-func parseHeader(l string) (report.Thread, bool) {
-	var th report.Thread
+func parseHeader(l string) (Thread, bool) {
+	var th Thread
 	rest, ok := strings.CutPrefix(l, "goroutine ")
 	if !ok || !strings.HasSuffix(rest, "]:") {
 		return th, false
@@ -208,7 +239,7 @@ func parseHeader(l string) (report.Thread, bool) {
 	th.ID = id
 	inner := rest[open+1 : len(rest)-2]
 	if j := strings.Index(inner, "labels:{"); j >= 0 {
-		th.Labels = parseLabels(inner[j+len("labels:{"):])
+		th.Labels = ParseLabels(inner[j+len("labels:{"):])
 		inner = inner[:j]
 	}
 	state, _, _ := strings.Cut(inner, ",")
@@ -216,8 +247,10 @@ func parseHeader(l string) (report.Thread, bool) {
 	return th, true
 }
 
-// parseLabels parses `"k": "v", "k2": "v2"}` as the runtime prints labels.
-func parseLabels(s string) map[string]string {
+// ParseLabels parses pprof labels as the Go runtime prints them in
+// tracebacks and goroutine profiles, after the opening brace:
+// `"k": "v", "k2": "v2"}`. It returns nil when there are none.
+func ParseLabels(s string) map[string]string {
 	m := map[string]string{}
 	for {
 		s = strings.TrimLeft(s, " ,")
@@ -281,7 +314,7 @@ func splitCall(l string) (fn string, inlined bool) {
 }
 
 // parseFileLine parses "\t/src/main.go:12 +0x1d fp=0x… sp=0x… pc=0x4a1b2c".
-func parseFileLine(l string, f *report.Frame) {
+func parseFileLine(l string, f *Frame) {
 	l = strings.TrimPrefix(l, "\t")
 	loc, extra, _ := strings.Cut(l, " ")
 	if c := strings.LastIndexByte(loc, ':'); c > 0 {
@@ -295,10 +328,54 @@ func parseFileLine(l string, f *report.Frame) {
 	}
 	for _, field := range strings.Fields(extra) {
 		if v, ok := strings.CutPrefix(field, "pc="); ok {
-			var a report.Addr
+			var a Addr
 			if a.UnmarshalText([]byte(v)) == nil {
 				f.Addr = a
 			}
 		}
 	}
+}
+
+// IsGoTraceback reports whether data looks like Go crash output or a
+// goroutine dump: a goroutine header line ("goroutine 1 [running]:") near
+// the start, after an optional panic or fatal error preamble.
+func IsGoTraceback(data []byte) bool {
+	head := data[:min(len(data), 16<<10)]
+	for len(head) > 0 {
+		line, rest, _ := bytes.Cut(head, []byte("\n"))
+		if _, ok := parseHeader(strings.TrimRight(string(line), "\r")); ok {
+			return true
+		}
+		head = rest
+	}
+	return false
+}
+
+// ErrNoTraceback is returned by ParseGoTraceback for text that holds no
+// goroutine.
+var ErrNoTraceback = errors.New("report: no Go goroutine traceback in text")
+
+// ParseGoTraceback builds a crash report from Go panic or goroutine-dump
+// text, as servers receive it: kind crash, platform go, the goroutines as
+// threads (the panicking one crashed), the panic as exception and the
+// crashed goroutine's ancestors as trail. The event id, timestamp and
+// in-app marks are left to the caller.
+func ParseGoTraceback(text []byte) (*Report, error) {
+	tb := ParseTraceback(text)
+	if len(tb.Threads) == 0 {
+		return nil, ErrNoTraceback
+	}
+	r := &Report{
+		Version:   Version,
+		Kind:      KindCrash,
+		Platform:  PlatformGo,
+		Runtime:   Runtime{Name: "go"},
+		Exception: tb.Exception,
+		Threads:   tb.Threads,
+		Trail:     tb.Trail,
+	}
+	if tb.Truncated {
+		r.Truncated = &Truncated{Threads: true}
+	}
+	return r, nil
 }

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/backtrail/backtrail/server"
+	"github.com/backtrail/backtrail/server/api"
+	"github.com/backtrail/backtrail/server/blob"
+	"github.com/backtrail/backtrail/server/process"
+	"github.com/backtrail/backtrail/server/store"
+	"github.com/backtrail/backtrail/server/ui"
+)
+
+func init() {
+	register(&command{
+		name:  "serve",
+		args:  "[--addr 127.0.0.1:7070] [--data DIR] [--db URL] [--admin-token TOKEN]",
+		short: "run the server: ingest, symbolicate, group, web UI",
+		long: `
+Serve runs the backtrail server. It stores everything under --data: the
+SQLite database (unless --db names a PostgreSQL database), debug files and
+symcaches. On first start it creates the project "default" and prints the
+URL, the project's DSN (for Sentry SDKs and backtrail's Go SDK) and where
+the admin token is.
+
+The admin token guards the read API, the web UI and debug file uploads. It
+comes from --admin-token or BACKTRAIL_ADMIN_TOKEN, else it is generated into
+DIR/admin-token (mode 0600).
+
+Endpoints: Sentry's /api/<project>/envelope/ and /store/; /api/v1/reports
+for backtrail reports, Apple .ips/.crash/MetricKit and Go panics;
+/api/v1/debug-files and sentry-cli's chunk upload for debug files;
+/buildid/<id>/debuginfo for debuginfod clients; /api/v1/issues and friends
+for reading; /healthz; the web UI at /.
+`,
+		flags: func(fs *flag.FlagSet) {
+			fs.String("addr", "127.0.0.1:7070", "`address` to listen on")
+			fs.String("data", "backtrail-data", "data `directory`")
+			fs.String("db", "", "database: a postgres:// URL (default: SQLite in the data directory)")
+			fs.String("admin-token", "", "admin `token` (default: BACKTRAIL_ADMIN_TOKEN, else generated)")
+			fs.String("base-url", "", "`URL` clients reach the server at (default: http://ADDR)")
+			fs.Float64("rate-limit", 0, "events per second per project (0: unlimited)")
+			fs.Bool("demo", false, "load demo data (debug files and crashes from the repository's testdata) on start")
+		},
+		run: runServe,
+	})
+}
+
+func flagString(fs *flag.FlagSet, name string) string { return fs.Lookup(name).Value.String() }
+
+func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+	if len(args) > 0 {
+		return usagef("unexpected argument %q", args[0])
+	}
+	dir := flagString(fs, "data")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	token, tokenFile, err := adminToken(dir, flagString(fs, "admin-token"))
+	if err != nil {
+		return err
+	}
+	dsn := flagString(fs, "db")
+	if dsn == "" {
+		dsn = filepath.Join(dir, "backtrail.db")
+	}
+	db, err := store.Open(ctx, dsn)
+	if err != nil {
+		return fmt.Errorf("database: %w", err)
+	}
+	defer db.Close()
+	blobs, err := blob.Open(filepath.Join(dir, "blobs"))
+	if err != nil {
+		return err
+	}
+	def, err := db.ProjectByName(ctx, "default")
+	if server.ErrorCode(err) == server.ENOTFOUND {
+		def, err = db.CreateProject(ctx, "default")
+	}
+	if err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", flagString(fs, "addr"))
+	if err != nil {
+		return err
+	}
+	base := flagString(fs, "base-url")
+	if base == "" {
+		base = "http://" + ln.Addr().String()
+	}
+	syms := &process.Symbols{Store: db, Blobs: blobs, CacheDir: filepath.Join(dir, "symcaches")}
+	proc := &process.Processor{Store: db, Symbols: syms, Logger: logger}
+	rate := fs.Lookup("rate-limit").Value.(flag.Getter).Get().(float64)
+	srv := &api.Server{
+		Store: db, Blobs: blobs, Symbols: syms, Processor: proc,
+		AdminToken: token, BaseURL: base, ChunkDir: filepath.Join(dir, "chunks"),
+		Limits: api.Limits{EventsPerS: rate}, Logger: logger,
+		UI: ui.Handler(),
+	}
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+
+	procCtx, stopProc := context.WithCancel(context.Background())
+	procDone := make(chan struct{})
+	go func() {
+		defer close(procDone)
+		proc.Run(procCtx)
+	}()
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- hs.Serve(ln) }()
+
+	fmt.Fprintf(e.stdout, "backtrail serving at %s\n", base)
+	fmt.Fprintf(e.stdout, "  web UI:       %s/ (sign in with the admin token)\n", base)
+	fmt.Fprintf(e.stdout, "  project:      default\n  DSN:          %s\n", def.DSN(base))
+	if tokenFile != "" {
+		fmt.Fprintf(e.stdout, "  admin token:  in %s\n", tokenFile)
+	} else {
+		fmt.Fprintf(e.stdout, "  admin token:  as given\n")
+	}
+	if fs.Lookup("demo").Value.String() == "true" {
+		go func() {
+			if err := loadDemo(ctx, base, def.Key, token); err != nil {
+				logger.Error("demo data", "err", err)
+				return
+			}
+			fmt.Fprintf(e.stdout, "  demo data loaded: open %s/\n", base)
+		}()
+	}
+
+	select {
+	case <-ctx.Done():
+	case err := <-serveErr:
+		if !errors.Is(err, http.ErrServerClosed) {
+			stopProc()
+			return err
+		}
+	}
+	fmt.Fprintln(e.stdout, "backtrail: shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	hs.Shutdown(sctx)
+	srv.Close()
+	stopProc()
+	<-procDone
+	return nil
+}
+
+// adminToken returns the admin token: given, from the environment, or read
+// from (or generated into) dir/admin-token. file is where it is stored, if
+// it was not given.
+func adminToken(dir, given string) (token, file string, err error) {
+	if given != "" {
+		return given, "", nil
+	}
+	if t := os.Getenv("BACKTRAIL_ADMIN_TOKEN"); t != "" {
+		return t, "", nil
+	}
+	file = filepath.Join(dir, "admin-token")
+	if b, err := os.ReadFile(file); err == nil {
+		if t := strings.TrimSpace(string(b)); t != "" {
+			return t, file, nil
+		}
+	}
+	var raw [24]byte
+	rand.Read(raw[:])
+	token = hex.EncodeToString(raw[:])
+	if err := os.WriteFile(file, []byte(token+"\n"), 0o600); err != nil {
+		return "", "", err
+	}
+	return token, file, nil
+}
