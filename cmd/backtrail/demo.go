@@ -96,4 +96,3 @@ func send(req *http.Request) error {
 	}
 	return nil
 }
-
