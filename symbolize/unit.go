@@ -68,7 +68,7 @@ type unitConverter struct {
 	ui   dwarf.UnitInfo
 	lt   dwarf.LineTable
 	out  *unitTables
-	dies []dieEntry
+	dies dieMap
 	seqs []seq
 	rows []piece // line pieces: loc holds the row index
 	subs []piece // subroutine pieces: loc holds the subroutine index
@@ -119,53 +119,36 @@ func fill(s []uint32, n int, v uint32) []uint32 {
 // address, reproducing LLVM's insertion rules so that overlapping or badly
 // nested ranges resolve the same way.
 func (c *unitConverter) buildDIEPieces() {
-	m := c.dies[:0]
-	find := func(addr uint64) int { // first entry with lo > addr
-		i, _ := slices.BinarySearchFunc(m, addr, func(e dieEntry, a uint64) int {
-			if e.lo <= a {
-				return -1
-			}
-			return 1
-		})
-		return i
-	}
-	set := func(lo, hi uint64, sub int32) {
-		i := find(lo)
-		if i > 0 && m[i-1].lo == lo {
-			m[i-1] = dieEntry{lo, hi, sub}
-			return
-		}
-		m = slices.Insert(m, i, dieEntry{lo, hi, sub})
-	}
+	m := &c.dies
+	m.reset()
 	for i := range c.ui.Subroutines {
 		s := &c.ui.Subroutines[i]
 		for _, r := range c.ui.SubRanges[s.Ranges[0]:s.Ranges[1]] {
 			if r.Lo == r.Hi {
 				continue
 			}
-			if j := find(r.Lo); j > 0 && r.Lo < m[j-1].hi {
-				b := m[j-1]
-				if r.Hi < b.hi {
-					set(r.Hi, b.hi, b.sub)
+			if b, j, ok := m.floor(r.Lo); ok && r.Lo < m.at(b, j).hi {
+				e := *m.at(b, j)
+				if r.Lo > e.lo {
+					m.at(b, j).hi = r.Lo
 				}
-				if r.Lo > b.lo {
-					m[j-1].hi = r.Lo
+				if r.Hi < e.hi {
+					m.set(dieEntry{r.Hi, e.hi, e.sub})
 				}
 			}
-			set(r.Lo, r.Hi, int32(i))
+			m.set(dieEntry{r.Lo, r.Hi, int32(i)})
 		}
 	}
-	c.dies = m
 	c.subs = c.subs[:0]
-	for k, e := range m {
+	m.all(func(e dieEntry, next uint64, hasNext bool) {
 		hi := e.hi
-		if k+1 < len(m) {
-			hi = min(hi, m[k+1].lo)
+		if hasNext {
+			hi = min(hi, next)
 		}
 		if e.lo < hi {
 			c.subs = append(c.subs, piece{e.lo, hi, uint32(e.sub)})
 		}
-	}
+	})
 }
 
 // buildRowPieces computes which line row answers each address.
