@@ -211,7 +211,7 @@ func TestValidate(t *testing.T) {
 			r.Audit = &report.Audit{Entries: []report.AuditEntry{{Count: 1}}}
 		}, "audit.entries[0].kind"},
 		{"dump without threads", func(r *report.Report) { r.Kind = report.KindDump }, "threads"},
-		{"module type", func(r *report.Report) { r.Modules = []report.Module{{Type: "pe"}} }, "modules[0].type"},
+		{"module type", func(r *report.Report) { r.Modules = []report.Module{{Type: "coff"}} }, "modules[0].type"},
 		{"empty frame", func(r *report.Report) {
 			r.Threads = []report.Thread{{Frames: []report.Frame{{Addr: 1}, {}}}}
 		}, "threads[0].frames[1]"},

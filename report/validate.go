@@ -37,10 +37,8 @@ func (r *Report) Validate() error {
 	if r.Timestamp.IsZero() {
 		return bad("timestamp", "missing")
 	}
-	switch r.Platform {
-	case PlatformGo, PlatformNative:
-	default:
-		return bad("platform", "%q is not go or native", r.Platform)
+	if r.Platform == "" {
+		return bad("platform", "missing")
 	}
 	if r.SDK.Name == "" {
 		return bad("sdk.name", "missing")
@@ -68,9 +66,9 @@ func (r *Report) Validate() error {
 	}
 	for i, m := range r.Modules {
 		switch m.Type {
-		case "elf", "macho", "go":
+		case "elf", "macho", "pe", "wasm", "go":
 		default:
-			return bad(fmt.Sprintf("modules[%d].type", i), "%q is not elf, macho or go", m.Type)
+			return bad(fmt.Sprintf("modules[%d].type", i), "%q is not elf, macho, pe, wasm or go", m.Type)
 		}
 	}
 	for i := range r.Threads {

@@ -143,12 +143,13 @@ type IssueFilter struct {
 
 // Event formats: what the raw payload of an event is.
 const (
-	FormatReport    = "report"    // backtrail's report format
-	FormatSentry    = "sentry"    // a Sentry event
-	FormatIPS       = "ips"       // Apple .ips
-	FormatCrash     = "crash"     // Apple legacy .crash text
-	FormatMetricKit = "metrickit" // one MetricKit diagnostic (already split)
-	FormatGoPanic   = "gopanic"   // Go panic or goroutine dump text
+	FormatReport    = "report"       // backtrail's report format
+	FormatSentry    = "sentry"       // a Sentry event (an envelope's event item)
+	FormatStore     = "sentry-store" // the body of Sentry's legacy store endpoint (JSON, or base64/zlib from old SDKs)
+	FormatIPS       = "ips"          // Apple .ips
+	FormatCrash     = "crash"        // Apple legacy .crash text
+	FormatMetricKit = "metrickit"    // one MetricKit diagnostic (already split)
+	FormatGoPanic   = "gopanic"      // Go panic or goroutine dump text
 )
 
 // Incoming is an accepted event before processing: durable once Store.Accept

@@ -115,14 +115,14 @@ func (s *Server) sentryStore(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	pl, err := ingest.Split(server.FormatSentry, body)
+	pl, err := ingest.Split(server.FormatStore, body)
 	if err != nil {
 		return err
 	}
 	if err := s.rateLimit(p, 1); err != nil {
 		return err
 	}
-	ev := &server.Incoming{ProjectID: p.ID, EventID: pl[0].EventID, Format: server.FormatSentry, Raw: body, Received: time.Now()}
+	ev := &server.Incoming{ProjectID: p.ID, EventID: pl[0].EventID, Format: server.FormatStore, Raw: body, Received: time.Now()}
 	if _, err := s.accept.add(r.Context(), []*server.Incoming{ev}); err != nil {
 		return err
 	}

@@ -94,7 +94,7 @@ func Split(format string, data []byte) ([]Payload, error) {
 			out = append(out, Payload{id, server.FormatReport, buf.Bytes()})
 		}
 		return out, nil
-	case server.FormatIPS, server.FormatCrash, server.FormatGoPanic:
+	case server.FormatIPS, server.FormatCrash, server.FormatGoPanic, server.FormatStore:
 		r, err := Decode(format, data)
 		if err != nil {
 			return nil, err
@@ -129,6 +129,8 @@ func Decode(format string, raw []byte) (*report.Report, error) {
 		r, err = report.Parse(raw)
 	case server.FormatSentry:
 		r, err = sentry.Event(raw)
+	case server.FormatStore:
+		r, err = sentry.Store(raw, sentry.Limits{})
 	case server.FormatIPS:
 		r, err = apple.ParseIPS(raw)
 	case server.FormatCrash:

@@ -3,6 +3,7 @@ package sentry
 import (
 	"bytes"
 	"compress/zlib"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -149,8 +150,10 @@ type sdkJSON struct {
 // item or of a /store/ request, into a crash report (docs/report-format.md):
 //
 //   - EventID is the payload's event_id (32 hex digits, or a UUID with
-//     dashes, in any case) in lower case without dashes, or a new random id
-//     if the payload has none. Timestamp is the payload's timestamp (an RFC
+//     dashes, in any case) in lower case without dashes. A payload without
+//     one gets the first 16 bytes of its SHA-256 in hex, so that converting
+//     it again gives the same id (server/ingest derives the ids of stored
+//     payloads the same way). Timestamp is the payload's timestamp (an RFC
 //     3339 string or seconds since the epoch); it is zero if the payload has
 //     none, and the caller then sets the time it received the event, as
 //     Sentry does.
@@ -289,7 +292,8 @@ func convert(payload []byte, hdr *EnvelopeHeader) (*report.Report, error) {
 		r.EventID = hdr.EventID
 	}
 	if r.EventID == "" {
-		r.EventID = report.NewEventID()
+		sum := sha256.Sum256(payload)
+		r.EventID = hex.EncodeToString(sum[:16])
 	}
 	switch t := string(ev.Type); t {
 	case "", "error", "default":
