@@ -29,7 +29,7 @@ import (
 
 // Version is the format version this package writes (§1). Readers accept any
 // minor version of MajorVersion and reject other majors.
-const Version = "1.0"
+const Version = "1.1"
 
 // MajorVersion is the major part of Version.
 const MajorVersion = 1
@@ -130,13 +130,15 @@ type Module struct {
 // Addr is the return address for every frame but a crashing one; inlined
 // frames repeat the Addr of the physical frame they were inlined into.
 type Frame struct {
-	Addr     Addr   `json:"addr,omitempty"`
-	Module   string `json:"module,omitempty"`
-	Function string `json:"function,omitempty"`
-	File     string `json:"file,omitempty"`
-	Line     int    `json:"line,omitempty"`
-	Inlined  bool   `json:"inlined,omitempty"`
-	InApp    bool   `json:"in_app,omitempty"`
+	Addr        Addr   `json:"addr,omitempty"`
+	Module      string `json:"module,omitempty"`
+	Function    string `json:"function,omitempty"`
+	RawFunction string `json:"raw_function,omitempty"` // the mangled name, when Function is demangled (§4, 1.1)
+	File        string `json:"file,omitempty"`
+	Line        int    `json:"line,omitempty"`
+	Column      int    `json:"column,omitempty"` // 1.1
+	Inlined     bool   `json:"inlined,omitempty"`
+	InApp       bool   `json:"in_app,omitempty"`
 }
 
 // Thread is one OS thread or goroutine (§5).

@@ -253,7 +253,7 @@ func TestEncodeFillsVersion(t *testing.T) {
 	if r.Version != "" {
 		t.Error("Encode modified its argument")
 	}
-	if !strings.Contains(buf.String(), `"version":"1.0"`) {
+	if !strings.Contains(buf.String(), `"version":"`+report.Version+`"`) {
 		t.Errorf("Encode wrote %s", buf.String())
 	}
 }

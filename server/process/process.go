@@ -244,7 +244,11 @@ func (s *symbolicator) frames(fs []report.Frame, exactTop bool) []report.Frame {
 		}
 		changed = true
 		for _, sf := range s.buf {
-			nf := report.Frame{Addr: f.Addr, Module: moduleName(m), Function: sf.Function, File: sf.File, Line: int(sf.Line), Inlined: sf.Inlined, InApp: f.InApp}
+			nf := report.Frame{Addr: f.Addr, Module: moduleName(m), Function: sf.Function, File: sf.File,
+				Line: int(sf.Line), Column: int(sf.Column), Inlined: sf.Inlined, InApp: f.InApp}
+			if sf.RawFunction != sf.Function {
+				nf.RawFunction = sf.RawFunction
+			}
 			out = append(out, nf)
 		}
 	}
