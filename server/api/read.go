@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -48,6 +49,10 @@ func (s *Server) listIssues(w http.ResponseWriter, r *http.Request) error {
 	}
 	f.Limit, _ = strconv.Atoi(q.Get("limit"))
 	f.Offset, _ = strconv.Atoi(q.Get("offset"))
+	n, step, err := countsParam(q.Get("counts"))
+	if err != nil {
+		return err
+	}
 	is, err := s.Store.Issues(r.Context(), f)
 	if err != nil {
 		return err
@@ -55,7 +60,80 @@ func (s *Server) listIssues(w http.ResponseWriter, r *http.Request) error {
 	if is == nil {
 		is = []*server.Issue{}
 	}
-	return writeJSON(w, http.StatusOK, is)
+	if n == 0 {
+		return writeJSON(w, http.StatusOK, is)
+	}
+	out, err := s.withCounts(r.Context(), is, n, step, time.Now())
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+// issueListJSON is an issue in a list asked for with ?counts=: the
+// issue's fields and its events per period, oldest first, the last period
+// ending with the current hour. The web UI draws them as sparklines.
+type issueListJSON struct {
+	*server.Issue
+	Counts []int64 `json:"counts"`
+}
+
+// countsParam reads the ?counts= flag of the issues list: "24h" asks for
+// 24 hourly counts, "14d" for 14 daily ones; empty asks for none.
+func countsParam(v string) (n int, step time.Duration, err error) {
+	switch v {
+	case "":
+		return 0, 0, nil
+	case "24h":
+		return 24, time.Hour, nil
+	case "14d":
+		return 14, 24 * time.Hour, nil
+	}
+	return 0, 0, server.Errorf(server.EINVALID, "counts: want 24h or 14d, not %q", v)
+}
+
+// issueCountsSincer is a store that reads the hourly counts of many
+// issues in one query; other stores are asked issue by issue.
+type issueCountsSincer interface {
+	IssueCountsSince(ctx context.Context, ids []int64, since time.Time) (map[int64][]server.CountBucket, error)
+}
+
+// withCounts adds to each issue its events in n periods of step, the last
+// one ending with the hour of now. It reads the hourly rollups only.
+func (s *Server) withCounts(ctx context.Context, is []*server.Issue, n int, step time.Duration, now time.Time) ([]issueListJSON, error) {
+	end := now.UTC().Truncate(time.Hour).Add(time.Hour)
+	start := end.Add(-time.Duration(n) * step)
+	var byIssue map[int64][]server.CountBucket
+	if cs, ok := s.Store.(issueCountsSincer); ok {
+		ids := make([]int64, len(is))
+		for i, x := range is {
+			ids[i] = x.ID
+		}
+		var err error
+		if byIssue, err = cs.IssueCountsSince(ctx, ids, start); err != nil {
+			return nil, err
+		}
+	} else {
+		byIssue = make(map[int64][]server.CountBucket, len(is))
+		for _, x := range is {
+			bs, err := s.Store.IssueCounts(ctx, x.ID, start)
+			if err != nil {
+				return nil, err
+			}
+			byIssue[x.ID] = bs
+		}
+	}
+	out := make([]issueListJSON, len(is))
+	for i, x := range is {
+		counts := make([]int64, n)
+		for _, b := range byIssue[x.ID] {
+			if k := int(b.Hour.Sub(start) / step); k >= 0 && k < n {
+				counts[k] += b.Count
+			}
+		}
+		out[i] = issueListJSON{x, counts}
+	}
+	return out, nil
 }
 
 func pathID(r *http.Request) (int64, error) {

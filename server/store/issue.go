@@ -91,11 +91,15 @@ func (db *DB) SetIssueStatus(ctx context.Context, id int64, s server.Status) err
 		return server.Errorf(server.EINVALID, "unknown status %q", s)
 	}
 	return db.tx(ctx, func(tx *sql.Tx) error {
-		q := `UPDATE issues SET status = ? WHERE id = ?`
+		q, args := `UPDATE issues SET status = ? WHERE id = ?`, []any{string(s), id}
 		if s == server.StatusResolved {
-			q = `UPDATE issues SET status = ?, resolved_release = last_release, regressed_at = NULL WHERE id = ?`
+			newest, err := newestRelease(ctx, tx, db.q(`SELECT release FROM issue_releases WHERE issue_id = ?`), id)
+			if err != nil {
+				return err
+			}
+			q, args = `UPDATE issues SET status = ?, resolved_release = ?, regressed_at = NULL WHERE id = ?`, []any{string(s), newest, id}
 		}
-		res, err := tx.ExecContext(ctx, db.q(q), string(s), id)
+		res, err := tx.ExecContext(ctx, db.q(q), args...)
 		if err != nil {
 			return err
 		}
@@ -104,6 +108,28 @@ func (db *DB) SetIssueStatus(ctx context.Context, id int64, s server.Status) err
 		}
 		return nil
 	})
+}
+
+// newestRelease returns the newest of the releases query selects, by
+// server.CompareReleases: the order of events is not the order of
+// releases, since older releases stay in the field.
+func newestRelease(ctx context.Context, tx *sql.Tx, query string, args ...any) (string, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	newest := ""
+	for rows.Next() {
+		var r string
+		if err := rows.Scan(&r); err != nil {
+			return "", err
+		}
+		if newest == "" || r != "" && server.CompareReleases(r, newest) > 0 {
+			newest = r
+		}
+	}
+	return newest, rows.Err()
 }
 
 // IssueCounts returns an issue's events per hour since a time.
@@ -141,4 +167,38 @@ func (db *DB) IssueReleases(ctx context.Context, id int64) ([]string, error) {
 		rs = append(rs, r)
 	}
 	return rs, rows.Err()
+}
+
+// IssueCountsSince returns the events per hour since a time of each of
+// the issues ids, in one query over the hourly rollups; issues without
+// events in the period are absent from the map. The issues list uses it
+// for its sparklines.
+func (db *DB) IssueCountsSince(ctx context.Context, ids []int64, since time.Time) (map[int64][]server.CountBucket, error) {
+	out := make(map[int64][]server.CountBucket)
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := make([]any, 0, len(ids)+1)
+	marks := make([]byte, 0, 2*len(ids))
+	for i, id := range ids {
+		if i > 0 {
+			marks = append(marks, ',')
+		}
+		marks = append(marks, '?')
+		args = append(args, id)
+	}
+	args = append(args, ms2(since.Truncate(time.Hour)))
+	rows, err := db.r.QueryContext(ctx, db.q(`SELECT issue_id, hour, count FROM issue_counts WHERE issue_id IN (`+string(marks)+`) AND hour >= ? ORDER BY issue_id, hour`), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, h, n int64
+		if err := rows.Scan(&id, &h, &n); err != nil {
+			return nil, err
+		}
+		out[id] = append(out[id], server.CountBucket{Hour: fromMS(h), Count: n})
+	}
+	return out, rows.Err()
 }

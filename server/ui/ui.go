@@ -20,7 +20,8 @@ func Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
-		if _, err := fs.Stat(sub, trim(r.URL.Path)); err != nil {
+		// Unknown paths and directories (no listings) get index.html.
+		if fi, err := fs.Stat(sub, trim(r.URL.Path)); err != nil || fi.IsDir() {
 			r.URL.Path = "/"
 		}
 		files.ServeHTTP(w, r)
