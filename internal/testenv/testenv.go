@@ -106,8 +106,16 @@ func Package(tool string) string {
 		return "the Debian package elfutils"
 	}
 	switch tool {
-	case "objcopy", "strip", "readelf", "nm", "addr2line", "objdump", "ld", "ld.bfd", "as":
+	case "objcopy", "strip", "readelf", "nm", "addr2line", "objdump", "ld", "ld.bfd", "as", "c++filt":
 		return "the Debian package binutils"
+	case "chromium":
+		return "the Debian package chromium"
+	case "debuginfod-find":
+		return "the Debian package debuginfod"
+	case "node", "npm":
+		return "Node.js 20 or later with npm (https://nodejs.org/)"
+	case "initdb", "postgres", "pg_ctl":
+		return "the Debian package postgresql"
 	}
 	return "the Debian package that provides " + tool
 }
