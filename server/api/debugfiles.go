@@ -102,7 +102,7 @@ func (s *Server) addDebugFiles(ctx context.Context, p *server.Project, name stri
 				rc.Close()
 				continue
 			}
-			lr := &io.LimitedReader{R: io.MultiReader(bytes.NewReader(sniff[:k]), rc), N: budget + 1}
+			lr := &io.LimitedReader{R: io.MultiReader(bytes.NewReader(sniff[:k]), uploadReader{rc, zf.Name}), N: budget + 1}
 			fs, err := s.storeDebugFile(ctx, p, path.Base(zf.Name), lr)
 			rc.Close()
 			if err != nil {
@@ -117,6 +117,21 @@ func (s *Server) addDebugFiles(ctx context.Context, p *server.Project, name stri
 		return out, nil
 	}
 	return s.storeDebugFile(ctx, p, name, io.NewSectionReader(f, 0, n))
+}
+
+// uploadReader marks errors reading an upload, such as a zip entry whose
+// content does not match its header, as the uploader's.
+type uploadReader struct {
+	r    io.Reader
+	name string
+}
+
+func (u uploadReader) Read(p []byte) (int, error) {
+	n, err := u.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = &server.Error{Code: server.EINVALID, Message: fmt.Sprintf("zip entry %s: %v", u.name, err), Err: err}
+	}
+	return n, err
 }
 
 // storeDebugFile puts one file into the blob store and records each of its
@@ -258,23 +273,39 @@ func (s *Server) deleteDebugFile(w http.ResponseWriter, r *http.Request) error {
 	if err := s.Store.DeleteDebugFile(r.Context(), id); err != nil {
 		return err
 	}
-	// The blob may hold other objects of the same file, or the same file
-	// uploaded to another project.
-	others, err := s.Store.FindDebugFiles(r.Context(), 0, f.DebugID, f.CodeID)
+	// The blob may hold other objects of the same file (the slices of a
+	// universal binary, each with its own ids), or the same file uploaded
+	// to another project. Deleting is rare: look at every record.
+	shared, err := s.blobInUse(r.Context(), f.Blob)
 	if err != nil {
 		return err
-	}
-	shared := false
-	for _, o := range others {
-		if o.Blob == f.Blob {
-			shared = true
-		}
 	}
 	if !shared {
 		s.Blobs.Delete(r.Context(), f.Blob)
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// blobInUse reports whether any debug file of any project is stored in the
+// blob at addr.
+func (s *Server) blobInUse(ctx context.Context, addr string) (bool, error) {
+	ps, err := s.Store.Projects(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, p := range ps {
+		fs, err := s.Store.DebugFiles(ctx, p.ID)
+		if err != nil {
+			return false, err
+		}
+		for _, f := range fs {
+			if f.Blob == addr {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
 }
 
 // debuginfod serves debug files by GNU build id in debuginfod's layout:

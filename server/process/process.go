@@ -8,6 +8,7 @@ package process
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/backtrail/backtrail/debugfile"
 	"github.com/backtrail/backtrail/report"
 	"github.com/backtrail/backtrail/server"
 	"github.com/backtrail/backtrail/server/group"
@@ -220,7 +222,7 @@ func (s *symbolicator) frames(fs []report.Frame, exactTop bool) []report.Frame {
 				s.p.Logger.Warn("symbols", "module", m.Name, "debug_id", m.DebugID, "err", err)
 			}
 			key := m.DebugID + "/" + m.CodeID
-			s.missing[key] = server.MissingModule{DebugID: strings.ToLower(m.DebugID), CodeID: strings.ToLower(m.CodeID), Name: moduleName(m), Arch: m.Arch}
+			s.missing[key] = server.MissingModule{DebugID: missingDebugID(m), CodeID: strings.ToLower(m.CodeID), Name: moduleName(m), Arch: m.Arch}
 			out = append(out, f)
 			continue
 		}
@@ -256,6 +258,38 @@ func (s *symbolicator) frames(fs []report.Frame, exactTop bool) []report.Frame {
 		return fs
 	}
 	return out
+}
+
+// missingDebugID returns the debug id a debug file for m will be recorded
+// with: the one the producer sent, else one derived from the code id as
+// package debugfile derives it (an ELF build id read as a little-endian
+// GUID; a Mach-O UUID as it is). The upload of the file looks up the
+// events that missed it by that id.
+func missingDebugID(m *report.Module) string {
+	if m.DebugID != "" {
+		return strings.ToLower(m.DebugID)
+	}
+	b, err := hex.DecodeString(m.CodeID)
+	if err != nil || len(b) == 0 {
+		return ""
+	}
+	var d debugfile.DebugID
+	switch m.Type {
+	case "elf":
+		copy(d.UUID[:], b)
+		u := &d.UUID
+		u[0], u[1], u[2], u[3] = u[3], u[2], u[1], u[0]
+		u[4], u[5] = u[5], u[4]
+		u[6], u[7] = u[7], u[6]
+	case "macho":
+		if len(b) != 16 {
+			return ""
+		}
+		copy(d.UUID[:], b)
+	default:
+		return ""
+	}
+	return d.String()
 }
 
 // moduleFor finds the module a frame belongs to: the one it names, else

@@ -160,7 +160,9 @@ func (db *DB) complete(ctx context.Context, tx *sql.Tx, p *server.Processed, dat
 	}
 	r := p.Report
 	var prevIssue sql.NullInt64
-	if err := tx.QueryRowContext(ctx, db.q(`SELECT issue_id FROM events WHERE id = ?`), p.ID).Scan(&prevIssue); err != nil {
+	var prevTS int64
+	var prevRelease string
+	if err := tx.QueryRowContext(ctx, db.q(`SELECT issue_id, timestamp, release FROM events WHERE id = ?`), p.ID).Scan(&prevIssue, &prevTS, &prevRelease); err != nil {
 		return fmt.Errorf("event row %d: %w", p.ID, err)
 	}
 	at := r.Timestamp
@@ -190,6 +192,20 @@ func (db *DB) complete(ctx context.Context, tx *sql.Tx, p *server.Processed, dat
 		if _, err := tx.ExecContext(ctx, db.q(`UPDATE issues SET count = count - 1 WHERE id = ? AND count > 0`), prevIssue.Int64); err != nil {
 			return err
 		}
+		// Its hour and release rollups move with it.
+		prevHour := fromMS(prevTS).Truncate(time.Hour).UnixMilli()
+		if _, err := tx.ExecContext(ctx, db.q(`UPDATE issue_counts SET count = count - 1 WHERE issue_id = ? AND hour = ? AND count > 0`), prevIssue.Int64, prevHour); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, db.q(`UPDATE issue_releases SET count = count - 1 WHERE issue_id = ? AND release = ? AND count > 0`), prevIssue.Int64, prevRelease); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, db.q(`DELETE FROM issue_counts WHERE issue_id = ? AND count = 0`), prevIssue.Int64); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, db.q(`DELETE FROM issue_releases WHERE issue_id = ? AND count = 0`), prevIssue.Int64); err != nil {
+			return err
+		}
 	}
 	if !counted {
 		if _, err := tx.ExecContext(ctx, db.q(`UPDATE issues SET count = count + 1 WHERE id = ?`), issueID); err != nil {
@@ -215,13 +231,36 @@ func (db *DB) complete(ctx context.Context, tx *sql.Tx, p *server.Processed, dat
 		issueID, string(r.Kind), t, r.Release, p.Title, data, p.ID); err != nil {
 		return err
 	}
+	// A reprocessed event that still lacks a module was counted for it
+	// already.
+	wasMissing := map[string]bool{}
+	rows, err := tx.QueryContext(ctx, db.q(`SELECT debug_id FROM event_missing WHERE event_row = ?`), p.ID)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return err
+		}
+		wasMissing[id] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
 	if _, err := tx.ExecContext(ctx, db.q(`DELETE FROM event_missing WHERE event_row = ?`), p.ID); err != nil {
 		return err
 	}
 	for _, m := range p.Missing {
+		more := 1
+		if wasMissing[m.DebugID] {
+			more = 0
+		}
 		if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO missing_symbols (project_id, debug_id, code_id, name, arch, events, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, 1, ?, ?)
-			ON CONFLICT (project_id, debug_id) DO UPDATE SET events = missing_symbols.events + 1, last_seen = `+db.greatest("missing_symbols.last_seen", "excluded.last_seen")),
-			p.ProjectID, m.DebugID, m.CodeID, m.Name, m.Arch, t, t); err != nil {
+			ON CONFLICT (project_id, debug_id) DO UPDATE SET events = missing_symbols.events + ?, last_seen = `+db.greatest("missing_symbols.last_seen", "excluded.last_seen")),
+			p.ProjectID, m.DebugID, m.CodeID, m.Name, m.Arch, t, t, more); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO event_missing (project_id, debug_id, event_row) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`), p.ProjectID, m.DebugID, p.ID); err != nil {
