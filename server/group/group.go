@@ -167,6 +167,7 @@ var (
 	lambdaRE    = regexp.MustCompile(`\{lambda\(([^()]|\([^()]*\))*\)#\d+\}|'lambda\d*'\([^)]*\)`)
 	swiftClosRE = regexp.MustCompile(`closure #\d+`)
 	hexRE       = regexp.MustCompile(`0x[0-9a-fA-F]+`)
+	rustHashRE  = regexp.MustCompile(`::h[0-9a-f]{16}$`)
 	numbersRE   = regexp.MustCompile(`\b\d+\b`)
 )
 
@@ -175,7 +176,14 @@ var (
 // lambda counters removed, generic shape arguments elided, addresses
 // dropped.
 func CleanFunction(name string) string {
-	s := demangle.Demangle(name, demangle.Short)
+	style := demangle.Short
+	if demangle.SchemeOf(name) == demangle.Swift {
+		// Swift's short form drops the module, which would merge
+		// same-named functions of different modules.
+		style = demangle.Full
+	}
+	s := demangle.Demangle(name, style)
+	s = rustHashRE.ReplaceAllString(s, "")
 	s = goClosureRE.ReplaceAllString(s, ".$1")
 	s = lambdaRE.ReplaceAllString(s, "{lambda}")
 	s = swiftClosRE.ReplaceAllString(s, "closure")

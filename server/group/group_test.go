@@ -256,3 +256,14 @@ func TestTitleAndCulprit(t *testing.T) {
 		}
 	}
 }
+
+func TestCleanFunctionKeepsSwiftModule(t *testing.T) {
+	a := group.CleanFunction("$s4main3fooyyF")
+	b := group.CleanFunction("$s5other3fooyyF")
+	if a == b {
+		t.Fatalf("Swift functions of different modules clean to the same %q", a)
+	}
+	if got := group.CleanFunction("foo::bar::h0123456789abcdef"); got != "foo::bar" {
+		t.Errorf("demangled Rust name with hash cleans to %q", got)
+	}
+}
