@@ -147,7 +147,7 @@ func isSHA1(s string) bool {
 }
 
 func (s *Server) assembleFile(r *http.Request, p *server.Project, sum, name string, chunks []string) (any, error) {
-	tmp, err := os.CreateTemp("", "backtrail-assemble-*")
+	tmp, err := s.tempFile(".assemble-*")
 	if err != nil {
 		return nil, err
 	}
@@ -176,10 +176,26 @@ func (s *Server) assembleFile(r *http.Request, p *server.Project, sum, name stri
 	if err != nil {
 		return nil, err
 	}
+	// The file is stored whole now; its chunks are not needed again.
+	for _, c := range chunks {
+		os.Remove(filepath.Join(s.ChunkDir, strings.ToLower(c)))
+	}
 	f := files[0]
 	return map[string]any{
 		"id": fmt.Sprint(f.ID), "uuid": f.DebugID, "debugId": f.DebugID, "codeId": f.CodeID,
 		"objectName": name, "cpuName": f.Arch, "symbolType": f.Format, "size": f.Size, "sha1": sum,
 		"dateCreated": f.UploadedAt, "data": map[string]any{"features": f.Features},
 	}, nil
+}
+
+// tempFile creates a temporary file for an upload in the data directory
+// (beside the chunks), not the system's temporary directory, which may be
+// small or on another file system.
+func (s *Server) tempFile(pattern string) (*os.File, error) {
+	if s.ChunkDir != "" {
+		if err := os.MkdirAll(s.ChunkDir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	return os.CreateTemp(s.ChunkDir, pattern)
 }

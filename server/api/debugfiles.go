@@ -37,7 +37,7 @@ func (s *Server) postDebugFile(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp("", "backtrail-upload-*")
+	tmp, err := s.tempFile(".upload-*")
 	if err != nil {
 		return err
 	}
