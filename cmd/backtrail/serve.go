@@ -53,6 +53,7 @@ for reading; /healthz; the web UI at /.
 			fs.String("base-url", "", "`URL` clients reach the server at (default: http://ADDR)")
 			fs.Float64("rate-limit", 0, "events per second per project (0: unlimited)")
 			fs.Bool("demo", false, "load demo data (debug files and crashes from the repository's testdata) on start")
+			fs.String("debuginfod-urls", "", "space-separated upstream debuginfod `URLs` asked for debug files nobody uploaded (default: $DEBUGINFOD_URLS)")
 		},
 		run: runServe,
 	})
@@ -103,6 +104,13 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 		base = "http://" + ln.Addr().String()
 	}
 	syms := &process.Symbols{Store: db, Blobs: blobs, CacheDir: filepath.Join(dir, "symcaches")}
+	upstream := flagString(fs, "debuginfod-urls")
+	if upstream == "" {
+		upstream = os.Getenv("DEBUGINFOD_URLS")
+	}
+	if urls := strings.Fields(upstream); len(urls) > 0 {
+		syms.Upstream = &process.Upstream{URLs: urls}
+	}
 	proc := &process.Processor{Store: db, Symbols: syms, Logger: logger}
 	rate := fs.Lookup("rate-limit").Value.(flag.Getter).Get().(float64)
 	srv := &api.Server{

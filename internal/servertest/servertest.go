@@ -44,6 +44,9 @@ type Options struct {
 	// Logger receives the server's logs (default: the test's log, warnings
 	// and errors only).
 	Logger *slog.Logger
+	// Upstream lists debuginfod servers asked for debug files nobody
+	// uploaded.
+	Upstream []string
 }
 
 // Server is a running in-process server. Its methods fail the test on
@@ -100,6 +103,9 @@ func Start(t testing.TB, opts Options) *Server {
 	}
 	base := "http://" + ln.Addr().String()
 	syms := &process.Symbols{Store: db, Blobs: blobs, CacheDir: filepath.Join(dir, "symcaches")}
+	if len(opts.Upstream) > 0 {
+		syms.Upstream = &process.Upstream{URLs: opts.Upstream}
+	}
 	// A short poll: tests wait for processing, and the processor is also
 	// woken by every accepted event.
 	proc := &process.Processor{Store: db, Symbols: syms, Logger: logger, Poll: 50 * time.Millisecond}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/backtrail/backtrail/debugfile"
 	"github.com/backtrail/backtrail/server"
+	"github.com/backtrail/backtrail/server/process"
 )
 
 // maxZipEntries bounds the files read from one uploaded archive.
@@ -134,36 +135,14 @@ func (u uploadReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// storeDebugFile puts one file into the blob store and records each of its
-// objects. It then forgets that those modules had no symbols and queues
-// again the events that lacked them.
+// storeDebugFile stores one debug file for a project, then forgets that
+// its modules had no symbols and queues again the events that lacked them.
 func (s *Server) storeDebugFile(ctx context.Context, p *server.Project, name string, r io.Reader) ([]*server.DebugFile, error) {
-	addr, size, err := s.Blobs.Put(ctx, r)
+	all, added, err := process.AddDebugFile(ctx, s.Store, s.Blobs, p.ID, name, r)
 	if err != nil {
 		return nil, err
 	}
-	bp, err := s.Blobs.Path(ctx, addr)
-	if err != nil {
-		return nil, err
-	}
-	objs, err := openObjects(bp, name)
-	if err != nil {
-		return nil, err
-	}
-	var out []*server.DebugFile
-	for _, o := range objs {
-		df, added, err := s.Store.AddDebugFile(ctx, &server.DebugFile{
-			ProjectID: p.ID, DebugID: o.DebugID.String(), CodeID: o.CodeID, Arch: o.Arch,
-			Format: o.Format.String(), Kind: o.Kind.String(), Name: name, Size: size, Blob: addr,
-			Features: features(o.Features),
-		})
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, df)
-		if !added {
-			continue
-		}
+	for _, df := range added {
 		if s.Symbols != nil {
 			s.Symbols.Forget(df.DebugID, df.CodeID)
 		}
@@ -180,49 +159,7 @@ func (s *Server) storeDebugFile(ctx context.Context, p *server.Project, name str
 			}
 		}
 	}
-	return out, nil
-}
-
-// objectInfo is what the server keeps of one object of a debug file.
-type objectInfo struct {
-	DebugID  debugfile.DebugID
-	CodeID   string
-	Arch     string
-	Format   debugfile.Format
-	Kind     debugfile.Kind
-	Features debugfile.Features
-}
-
-// openObjects reads the objects of a debug file. A file the readers reject
-// is the uploader's error; a reader bug costs this request, not the server.
-func openObjects(path, name string) (objs []objectInfo, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = server.Errorf(server.EINVALID, "%s: unreadable debug file", name)
-		}
-	}()
-	f, err := debugfile.Open(path)
-	if err != nil {
-		return nil, &server.Error{Code: server.EINVALID, Message: fmt.Sprintf("%s: %v", name, err), Err: err}
-	}
-	defer f.Close()
-	for _, o := range f.Objects {
-		objs = append(objs, objectInfo{o.DebugID, o.CodeID, o.Arch, o.Format, o.Kind, o.Features})
-	}
-	return objs, nil
-}
-
-func features(f debugfile.Features) []string {
-	var out []string
-	for _, x := range []struct {
-		on   bool
-		name string
-	}{{f.Symtab, "symtab"}, {f.DebugInfo, "debug"}, {f.UnwindInfo, "unwind"}, {f.Pclntab, "go_pclntab"}} {
-		if x.on {
-			out = append(out, x.name)
-		}
-	}
-	return out
+	return all, nil
 }
 
 func (s *Server) listDebugFiles(w http.ResponseWriter, r *http.Request) error {
@@ -340,6 +277,24 @@ func (s *Server) debuginfod(w http.ResponseWriter, r *http.Request) error {
 	}
 	wantDebug := strings.HasSuffix(r.URL.Path, "/debuginfo")
 	sort.SliceStable(fs, func(i, j int) bool { return score(fs[i], wantDebug) > score(fs[j], wantDebug) })
+	if (len(fs) == 0 || score(fs[0], wantDebug) < 0) && s.Symbols != nil && s.Symbols.Upstream != nil {
+		// Ask upstream debuginfod servers, on behalf of the key's project
+		// (the default project for the admin).
+		into := pid
+		if into == 0 {
+			if p, err := s.Store.ProjectByName(r.Context(), "default"); err == nil {
+				into = p.ID
+			}
+		}
+		kind := "executable"
+		if wantDebug {
+			kind = "debuginfo"
+		}
+		if got, err := s.Symbols.Upstream.Fetch(r.Context(), s.Store, s.Blobs, into, id, kind); err == nil {
+			fs = got
+			sort.SliceStable(fs, func(i, j int) bool { return score(fs[i], wantDebug) > score(fs[j], wantDebug) })
+		}
+	}
 	if len(fs) == 0 || score(fs[0], wantDebug) < 0 {
 		return server.Errorf(server.ENOTFOUND, "no debug file with build id %s", id)
 	}

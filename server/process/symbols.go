@@ -34,6 +34,9 @@ type Symbols struct {
 	NegativeTTL time.Duration
 	// Build limits the work of building one symcache.
 	Build symbolize.BuildOptions
+	// Upstream, when set, is asked for debug files of ELF modules (by
+	// build id) that no upload provided.
+	Upstream *Upstream
 
 	mu       sync.Mutex // guards the fields below
 	open     map[string]*list.Element
@@ -167,6 +170,17 @@ func (s *Symbols) load(ctx context.Context, projectID int64, debugID, codeID, ar
 		}
 		if pick == nil || rank(f) > rank(pick) {
 			pick = f
+		}
+	}
+	if pick == nil && s.Upstream != nil && codeID != "" {
+		fetched, err := s.Upstream.Fetch(ctx, s.Store, s.Blobs, projectID, codeID, "debuginfo")
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range fetched {
+			if arch == "" || f.Arch == "" || strings.EqualFold(f.Arch, arch) || archCompatible(f.Arch, arch) {
+				pick = f
+			}
 		}
 	}
 	if pick == nil {
