@@ -16,6 +16,7 @@
 package report
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -296,26 +297,53 @@ func Decode(rd io.Reader, limit int64) (*Report, error) {
 
 // Parse decodes one report held in data, like Decode without the limit.
 func Parse(data []byte) (*Report, error) {
-	// Check the version before decoding the rest, so that a report from a
-	// future major version fails with ErrVersion rather than with whatever
-	// type mismatch its new layout would cause.
-	var probe struct {
-		Version *string `json:"version"`
-	}
-	if err := json.Unmarshal(data, &probe); err != nil {
-		return nil, fmt.Errorf("report: %w", err)
-	}
-	if probe.Version == nil {
-		return nil, fmt.Errorf("%w: no version field", ErrVersion)
-	}
-	if err := CheckVersion(*probe.Version); err != nil {
-		return nil, err
-	}
 	r := new(Report)
 	if err := json.Unmarshal(data, r); err != nil {
+		// A report of a future major version may fail on its new layout;
+		// say that rather than the type mismatch.
+		if v, _, herr := Head(data); herr == nil && v != "" && CheckVersion(v) != nil {
+			return nil, CheckVersion(v)
+		}
 		return nil, fmt.Errorf("report: %w", err)
 	}
+	if r.Version == "" {
+		return nil, fmt.Errorf("%w: no version field", ErrVersion)
+	}
+	if err := CheckVersion(r.Version); err != nil {
+		return nil, err
+	}
 	return r, nil
+}
+
+// Head returns the version and event id of an encoded report without
+// decoding the rest: it reads top-level fields only until it has both,
+// which writers put first. Cost: proportional to the fields before them.
+func Head(data []byte) (version, eventID string, err error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", "", fmt.Errorf("report: not a JSON object")
+	}
+	var haveV, haveID bool
+	for dec.More() && !(haveV && haveID) {
+		t, err := dec.Token()
+		if err != nil {
+			return "", "", fmt.Errorf("report: %w", err)
+		}
+		key, _ := t.(string)
+		switch key {
+		case "version":
+			err, haveV = dec.Decode(&version), true
+		case "event_id":
+			err, haveID = dec.Decode(&eventID), true
+		default:
+			var skip json.RawMessage
+			err = dec.Decode(&skip)
+		}
+		if err != nil {
+			return "", "", fmt.Errorf("report: %s: %w", key, err)
+		}
+	}
+	return version, eventID, nil
 }
 
 // CheckVersion returns nil if v is "MAJOR.MINOR" with MAJOR equal to

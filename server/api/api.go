@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/backtrail/backtrail/server"
@@ -41,10 +42,11 @@ type Server struct {
 	// them into debug files.
 	ChunkDir string
 
-	accept  *batcher
-	limiter *rateLimiter
-	once    sync.Once
-	mux     *http.ServeMux
+	accept   *batcher
+	limiter  *rateLimiter
+	projects atomic.Pointer[projectCache]
+	once     sync.Once
+	mux      *http.ServeMux
 }
 
 // Limits bound what clients may send.
@@ -188,22 +190,46 @@ func bearer(r *http.Request) string {
 
 // projectByKey finds the project whose key is key. Keys are compared in
 // constant time against every project's, so timing tells nothing about
-// how much of a guess was right.
+// how much of a guess was right. The project list is cached, as every
+// ingested event needs it; an unknown key reloads it, at most once a
+// second, so new projects work at once and bad keys cannot flood the
+// database.
 func (s *Server) projectByKey(ctx context.Context, key string) (*server.Project, error) {
+	find := func(ps []*server.Project) *server.Project {
+		var found *server.Project
+		for _, p := range ps {
+			if subtle.ConstantTimeCompare([]byte(key), []byte(p.Key)) == 1 {
+				found = p
+			}
+		}
+		return found
+	}
+	c := s.projects.Load()
+	if c != nil && time.Since(c.at) < projectsTTL {
+		if p := find(c.list); p != nil {
+			return p, nil
+		}
+		if time.Since(c.at) < time.Second {
+			return nil, server.Errorf(server.EUNAUTHORIZED, "unknown project key")
+		}
+	}
 	ps, err := s.Store.Projects(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var found *server.Project
-	for _, p := range ps {
-		if subtle.ConstantTimeCompare([]byte(key), []byte(p.Key)) == 1 {
-			found = p
-		}
+	s.projects.Store(&projectCache{list: ps, at: time.Now()})
+	if p := find(ps); p != nil {
+		return p, nil
 	}
-	if found == nil {
-		return nil, server.Errorf(server.EUNAUTHORIZED, "unknown project key")
-	}
-	return found, nil
+	return nil, server.Errorf(server.EUNAUTHORIZED, "unknown project key")
+}
+
+// projectsTTL is how long the cached project list is trusted.
+const projectsTTL = 30 * time.Second
+
+type projectCache struct {
+	list []*server.Project
+	at   time.Time
 }
 
 // projectParam resolves the project a read request names by ?project= (a

@@ -25,6 +25,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/backtrail/backtrail/demangle"
 	"github.com/backtrail/backtrail/report"
@@ -139,32 +141,33 @@ func defaultComponents(r *report.Report, frames []report.Frame) []string {
 }
 
 // stackComponents returns the frames that identify a stack: in-app
-// function names, else any function names, else module-relative
-// addresses.
+// function names, else any function names, else module names. Only the
+// frames that take part are cleaned.
 func stackComponents(frames []report.Frame) []string {
-	var inApp, all, addrs []string
-	for _, f := range frames {
-		if f.Function != "" {
-			name := "fn:" + CleanFunction(f.Function)
-			all = append(all, name)
-			if f.InApp {
-				inApp = append(inApp, name)
+	pick := func(keep func(report.Frame) bool, comp func(report.Frame) string) []string {
+		var out []string
+		for _, f := range frames {
+			if len(out) == maxFrames {
+				break
 			}
-		} else if f.Module != "" {
-			addrs = append(addrs, "module:"+f.Module)
+			if keep(f) {
+				out = append(out, comp(f))
+			}
 		}
+		return out
 	}
-	for _, s := range [][]string{inApp, all, addrs} {
-		if len(s) > 0 {
-			return s[:min(len(s), maxFrames)]
-		}
+	fn := func(f report.Frame) string { return "fn:" + CleanFunction(f.Function) }
+	if s := pick(func(f report.Frame) bool { return f.InApp && f.Function != "" }, fn); len(s) > 0 {
+		return s
 	}
-	return nil
+	if s := pick(func(f report.Frame) bool { return f.Function != "" }, fn); len(s) > 0 {
+		return s
+	}
+	return pick(func(f report.Frame) bool { return f.Module != "" }, func(f report.Frame) string { return "module:" + f.Module })
 }
 
 var (
 	goClosureRE = regexp.MustCompile(`\.(func|gowrap|deferwrap)\d+(\.\d+)*`)
-	lambdaRE    = regexp.MustCompile(`\{lambda\(([^()]|\([^()]*\))*\)#\d+\}|'lambda\d*'\([^)]*\)`)
 	swiftClosRE = regexp.MustCompile(`closure #\d+`)
 	hexRE       = regexp.MustCompile(`0x[0-9a-fA-F]+`)
 	rustHashRE  = regexp.MustCompile(`::h[0-9a-f]{16}$`)
@@ -176,6 +179,28 @@ var (
 // lambda counters removed, generic shape arguments elided, addresses
 // dropped.
 func CleanFunction(name string) string {
+	if v, ok := cleaned.Load(name); ok {
+		return v.(string)
+	}
+	s := cleanFunction(name)
+	// The same functions come back in event after event; the cache is
+	// dropped whole when it grows, which bounds it without bookkeeping.
+	if cleanedN.Add(1) > maxCleaned {
+		cleaned.Clear()
+		cleanedN.Store(0)
+	}
+	cleaned.Store(name, s)
+	return s
+}
+
+const maxCleaned = 1 << 16
+
+var (
+	cleaned  sync.Map // name → cleaned name
+	cleanedN atomic.Int64
+)
+
+func cleanFunction(name string) string {
 	style := demangle.Short
 	if demangle.SchemeOf(name) == demangle.Swift {
 		// Swift's short form drops the module, which would merge
@@ -185,7 +210,7 @@ func CleanFunction(name string) string {
 	s := demangle.Demangle(name, style)
 	s = rustHashRE.ReplaceAllString(s, "")
 	s = goClosureRE.ReplaceAllString(s, ".$1")
-	s = lambdaRE.ReplaceAllString(s, "{lambda}")
+	s = elideLambdas(s)
 	s = swiftClosRE.ReplaceAllString(s, "closure")
 	if i := strings.Index(s, "[go.shape."); i >= 0 {
 		if j := strings.IndexByte(s[i:], ']'); j >= 0 {
@@ -194,6 +219,77 @@ func CleanFunction(name string) string {
 	}
 	s = strings.TrimSuffix(s, ".abi0")
 	return hexRE.ReplaceAllString(s, "")
+}
+
+// elideLambdas replaces the C++ closure types the demanglers print,
+// "{lambda(int const&)#2}" (GNU) and "'lambda1'(int const&)" (LLVM), by
+// "{lambda}": their counters and parameter lists change between builds. A
+// hand-written scan, as a regular expression with nested parentheses
+// backtracks badly on long template names.
+func elideLambdas(s string) string {
+	if !strings.Contains(s, "lambda") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		j := strings.Index(s[i:], "lambda")
+		if j < 0 {
+			b.WriteString(s[i:])
+			break
+		}
+		j += i
+		switch {
+		case j > 0 && s[j-1] == '{' && j+6 < len(s) && s[j+6] == '(':
+			// {lambda(...)#N}
+			end := matchParen(s, j+6)
+			if end > 0 && end+1 < len(s) && s[end+1] == '#' {
+				k := end + 2
+				for k < len(s) && s[k] >= '0' && s[k] <= '9' {
+					k++
+				}
+				if k < len(s) && s[k] == '}' {
+					b.WriteString(s[i : j-1])
+					b.WriteString("{lambda}")
+					i = k + 1
+					continue
+				}
+			}
+		case j > 0 && s[j-1] == '\'':
+			// 'lambdaN'(...)
+			k := j + 6
+			for k < len(s) && s[k] >= '0' && s[k] <= '9' {
+				k++
+			}
+			if k+1 < len(s) && s[k] == '\'' && s[k+1] == '(' {
+				if end := matchParen(s, k+1); end > 0 {
+					b.WriteString(s[i : j-1])
+					b.WriteString("{lambda}")
+					i = end + 1
+					continue
+				}
+			}
+		}
+		b.WriteString(s[i : j+6])
+		i = j + 6
+	}
+	return b.String()
+}
+
+// matchParen returns the index of the ')' closing the '(' at open, or -1.
+func matchParen(s string, open int) int {
+	depth := 0
+	for k := open; k < len(s); k++ {
+		switch s[k] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return k
+			}
+		}
+	}
+	return -1
 }
 
 // CleanMessage removes what varies between occurrences of the same error

@@ -1,6 +1,7 @@
 package group_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -265,5 +266,35 @@ func TestCleanFunctionKeepsSwiftModule(t *testing.T) {
 	}
 	if got := group.CleanFunction("foo::bar::h0123456789abcdef"); got != "foo::bar" {
 		t.Errorf("demangled Rust name with hash cleans to %q", got)
+	}
+}
+
+func TestElideLambdas(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"largest<int, main::{lambda(int const&, int const&)#2}>", "largest<int, main::{lambda}>"},
+		{"f(std::function<void (int)>)::{lambda(int)#1}::operator()", "f(std::function<void (int)>)::{lambda}::operator()"},
+		{"main::'lambda0'(Point const&, Point const&)", "main::{lambda}"},
+		{"lambdaCalculus::run", "lambdaCalculus::run"},
+		{"{lambda(unclosed", "{lambda(unclosed"},
+	} {
+		if got := group.CleanFunction(tt.in); got != tt.want {
+			t.Errorf("CleanFunction(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// BenchmarkGroup fingerprints a 60-frame C++ stack with long template
+// names, as symbolicated native crashes have.
+func BenchmarkGroup(b *testing.B) {
+	name := "void std::__adjust_heap<__gnu_cxx::__normal_iterator<Point*, std::vector<Point, std::allocator<Point> > >, long, Point, __gnu_cxx::__ops::_Iter_comp_iter<main::{lambda(Point const&, Point const&)#1}> >(__gnu_cxx::__normal_iterator<Point*, std::vector<Point, std::allocator<Point> > >, long, long, Point, __gnu_cxx::__ops::_Iter_comp_iter<main::{lambda(Point const&, Point const&)#1}>)"
+	r := &report.Report{Kind: report.KindCrash, Exception: &report.Exception{Type: "SIGSEGV"}}
+	var frames []report.Frame
+	for i := range 60 {
+		frames = append(frames, report.Frame{Function: fmt.Sprintf("%s%d", name, i%20), InApp: i%3 == 0, File: "a.cpp", Line: i})
+	}
+	r.Threads = []report.Thread{{Crashed: true, Frames: frames}}
+	b.ReportAllocs()
+	for b.Loop() {
+		group.Group(r)
 	}
 }

@@ -59,17 +59,19 @@ func Detect(data []byte) string {
 func Split(format string, data []byte) ([]Payload, error) {
 	switch format {
 	case server.FormatReport:
-		var head struct {
-			Version string `json:"version"`
-			EventID string `json:"event_id"`
-		}
-		if err := json.Unmarshal(data, &head); err != nil {
-			return nil, server.Errorf(server.EINVALID, "report: %v", err)
-		}
-		if err := report.CheckVersion(head.Version); err != nil {
+		// Only the head is read here; processing decodes the rest, and a
+		// report that turns out malformed is kept as a failed event.
+		version, eventID, err := report.Head(data)
+		if err != nil {
 			return nil, server.Errorf(server.EINVALID, "%v", err)
 		}
-		id, err := NormalizeEventID(head.EventID, data)
+		if err := report.CheckVersion(version); err != nil {
+			return nil, server.Errorf(server.EINVALID, "%v", err)
+		}
+		if !json.Valid(data) {
+			return nil, server.Errorf(server.EINVALID, "report: not valid JSON")
+		}
+		id, err := NormalizeEventID(eventID, data)
 		if err != nil {
 			return nil, err
 		}
