@@ -2,8 +2,8 @@ package symbolize
 
 import (
 	"bytes"
-	"cmp"
 	"fmt"
+	"io"
 	"runtime"
 	"slices"
 	"sync"
@@ -11,6 +11,7 @@ import (
 	"github.com/backtrail/backtrail/debugfile"
 	"github.com/backtrail/backtrail/debugfile/dwarf"
 	"github.com/backtrail/backtrail/debugfile/pclntab"
+	"github.com/backtrail/backtrail/internal/mmap"
 	"github.com/backtrail/backtrail/symcache"
 )
 
@@ -33,37 +34,139 @@ type BuildOptions struct {
 	Progress func(done, total int)
 }
 
-// Build converts src into a symcache and returns its bytes. DWARF units
-// are converted in parallel and merged in unit order; the symbol table
-// names what DWARF does not cover and, as llvm-symbolizer does, the
-// outermost frame of each address.
+// Build converts src into a symcache and returns its bytes; see Write.
 func Build(src *Source, opts BuildOptions) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := Write(&buf, src, opts); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Write converts src into a symcache written to w. DWARF units are
+// converted in parallel and added in unit order; the symbol table names
+// what DWARF does not cover and, as llvm-symbolizer does, the outermost
+// frame of each address. Memory stays well below the size of the input:
+// the converted tables stream to temporary storage, and the pages of the
+// input's sections are handed back to the kernel as they are done with.
+func Write(w io.Writer, src *Source, opts BuildOptions) error {
 	b := symcache.NewBuilder(src.Info)
-	var pieces []piece
+	defer b.Close()
+	cover := symbolCover(src.Symbols)
+	t := new(unitTables)
 	var err error
 	switch {
 	case src.DWARF != nil:
-		pieces, err = buildDWARF(src.DWARF, b, opts)
+		err = buildDWARF(src.DWARF, cover, b, opts)
 	case src.Pclntab != nil:
-		pieces, err = buildPclntab(src.Pclntab, b)
+		buildPclntab(src.Pclntab, cover, t)
+		t.add(b)
+	default:
+		t.symbolOnly(cover, []dwarf.UnitRange{{Lo: 0, Hi: ^uint64(0)}})
+		t.add(b)
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
-	applySymbols(b, pieces, symbolCover(src.Symbols))
-	var out bytes.Buffer
-	if _, err := b.WriteTo(&out); err != nil {
-		return nil, err
-	}
-	return out.Bytes(), nil
+	_, err = b.WriteTo(w)
+	return err
 }
 
-// buildDWARF converts every unit and returns the pieces with global
-// location indices, sorted by address.
-func buildDWARF(d *dwarf.Data, b *symcache.Builder, opts BuildOptions) ([]piece, error) {
+// unitTables are what one unit (or the pclntab, or the symbol table alone)
+// adds to a symcache, with unit-local indices: files, functions and
+// locations deduplicated within the unit, and runs of ranges.
+type unitTables struct {
+	files []string
+	funcs []symcache.Function // DeclFile is a unit-local file index
+	locSet
+	ranges []symcache.Range // Loc is a unit-local location index
+
+	fileIdx map[string]uint32
+	funcIdx map[symcache.Function]uint32
+	renamed map[renameKey]uint32
+	topOf   []uint32
+}
+
+// reset empties t, with room for about n locations.
+func (t *unitTables) reset(n int) {
+	t.files, t.funcs, t.ranges, t.topOf = t.files[:0], t.funcs[:0], t.ranges[:0], t.topOf[:0]
+	t.locSet.reset(n)
+	if t.funcIdx == nil {
+		t.fileIdx = make(map[string]uint32)
+		t.funcIdx = make(map[symcache.Function]uint32)
+		t.renamed = make(map[renameKey]uint32)
+	}
+	clear(t.fileIdx)
+	clear(t.funcIdx)
+	clear(t.renamed)
+}
+
+func (t *unitTables) file(path string) uint32 {
+	if i, ok := t.fileIdx[path]; ok {
+		return i
+	}
+	i := uint32(len(t.files))
+	t.files = append(t.files, path)
+	t.fileIdx[path] = i
+	return i
+}
+
+func (t *unitTables) fn(f symcache.Function) uint32 {
+	if i, ok := t.funcIdx[f]; ok {
+		return i
+	}
+	i := uint32(len(t.funcs))
+	t.funcs = append(t.funcs, f)
+	t.funcIdx[f] = i
+	return i
+}
+
+// tableMaps are the scratch slices that map a unit's indices to the
+// symcache's.
+type tableMaps struct{ files, funcs, locs []uint32 }
+
+// add adds t's tables to b.
+func (t *unitTables) add(b *symcache.Builder) {
+	var m tableMaps
+	t.addWith(b, &m)
+}
+
+func (t *unitTables) addWith(b *symcache.Builder, m *tableMaps) {
+	m.files = m.files[:0]
+	for _, f := range t.files {
+		m.files = append(m.files, b.File(f))
+	}
+	m.funcs = m.funcs[:0]
+	for _, f := range t.funcs {
+		f.DeclFile = remap(m.files, f.DeclFile)
+		m.funcs = append(m.funcs, b.Function(f))
+	}
+	m.locs = m.locs[:0]
+	for _, l := range t.locs {
+		l.File = remap(m.files, l.File)
+		l.Function = remap(m.funcs, l.Function)
+		l.Parent = remap(m.locs, l.Parent)
+		m.locs = append(m.locs, b.Location(l))
+	}
+	for _, r := range t.ranges {
+		r.Loc = remap(m.locs, r.Loc)
+		b.Range(r)
+	}
+}
+
+func remap(m []uint32, i uint32) uint32 {
+	if i == symcache.None {
+		return i
+	}
+	return m[i]
+}
+
+// buildDWARF converts every unit and adds them to b in unit order, then
+// the symbols of the addresses no unit owns.
+func buildDWARF(d *dwarf.Data, cover []symRange, b *symcache.Builder, opts BuildOptions) error {
 	owned, err := d.UnitRanges()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	byUnit := make(map[int][]dwarf.UnitRange)
 	var order []int
@@ -74,14 +177,23 @@ func buildDWARF(d *dwarf.Data, b *symcache.Builder, opts BuildOptions) ([]piece,
 		byUnit[r.Unit] = append(byUnit[r.Unit], r)
 	}
 	slices.Sort(order)
-	return buildUnits(d, order, byUnit, b, opts)
+	var m tableMaps
+	err = convertUnits(d, order, byUnit, cover, opts, func(t *unitTables) { t.addWith(b, &m) })
+	if err != nil {
+		return err
+	}
+	var t unitTables
+	t.symbolOnly(cover, gaps(owned))
+	t.addWith(b, &m)
+	return nil
 }
 
-// buildUnits converts the units numbered order, each restricted to the
-// addresses it owns, and adds their tables to b in that order.
-func buildUnits(d *dwarf.Data, order []int, byUnit map[int][]dwarf.UnitRange, b *symcache.Builder, opts BuildOptions) ([]piece, error) {
+// convertUnits converts the units numbered order, each restricted to the
+// addresses it owns, on a bounded pool of workers, and calls add with each
+// unit's tables in that order. A unit that fails to convert is left out;
+// its error is returned when no unit converted.
+func convertUnits(d *dwarf.Data, order []int, byUnit map[int][]dwarf.UnitRange, cover []symRange, opts BuildOptions, add func(*unitTables)) error {
 	units := d.Units()
-
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -92,11 +204,9 @@ func buildUnits(d *dwarf.Data, order []int, byUnit map[int][]dwarf.UnitRange, b 
 		err  error
 		done chan struct{}
 	}
-	jobs := make(chan *job)
-	results := make(chan *job, 2*workers)
 	// Tables circulate between workers and the merger, so their buffers
 	// are reused; their number bounds how many converted units wait.
-	free := make(chan *unitTables, cap(results)+workers)
+	free := make(chan *unitTables, workers+1)
 	for range cap(free) {
 		free <- tablesPool.Get().(*unitTables)
 	}
@@ -105,10 +215,12 @@ func buildUnits(d *dwarf.Data, order []int, byUnit map[int][]dwarf.UnitRange, b 
 			tablesPool.Put(<-free)
 		}
 	}()
+	jobs := make(chan *job)
+	results := make(chan *job, cap(free))
 	// Workers take jobs in unit order; the merger consumes them in the same
 	// order, so the output does not depend on scheduling.
 	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -119,7 +231,9 @@ func buildUnits(d *dwarf.Data, order []int, byUnit map[int][]dwarf.UnitRange, b 
 			}()
 			c.d = d
 			for j := range jobs {
-				j.err = c.convert(&units[j.unit], byUnit[j.unit], j.out)
+				owned := byUnit[j.unit]
+				j.err = c.convert(&units[j.unit], owned, clipCover(cover, owned), j.out)
+				releaseUnit(d, &units[j.unit], &c.lt)
 				close(j.done)
 			}
 		}()
@@ -134,12 +248,8 @@ func buildUnits(d *dwarf.Data, order []int, byUnit map[int][]dwarf.UnitRange, b 
 		close(results)
 	}()
 
-	var pieces []piece
 	var firstErr error
-	fileMap := make([]uint32, 0, 64)
-	funcMap := make([]uint32, 0, 256)
-	locMap := make([]uint32, 0, 1024)
-	done := 0
+	done, converted := 0, 0
 	for j := range results {
 		<-j.done
 		done++
@@ -150,39 +260,37 @@ func buildUnits(d *dwarf.Data, order []int, byUnit map[int][]dwarf.UnitRange, b 
 			if firstErr == nil {
 				firstErr = fmt.Errorf("unit at %#x: %w", units[j.unit].Offset, j.err)
 			}
-			free <- j.out
-			continue
+		} else {
+			add(j.out)
+			converted++
 		}
-		t := j.out
-		fileMap = fileMap[:0]
-		for _, f := range t.files {
-			fileMap = append(fileMap, b.File(f))
-		}
-		funcMap = funcMap[:0]
-		for _, f := range t.funcs {
-			f.DeclFile = remap(fileMap, f.DeclFile)
-			funcMap = append(funcMap, b.Function(f))
-		}
-		locMap = locMap[:0]
-		for _, l := range t.locs {
-			l.File = remap(fileMap, l.File)
-			l.Function = remap(funcMap, l.Function)
-			l.Parent = remap(locMap, l.Parent)
-			locMap = append(locMap, b.Location(l))
-		}
-		pieces = slices.Grow(pieces, len(t.pieces))
-		for _, p := range t.pieces {
-			pieces = append(pieces, piece{p.lo, p.hi, remap(locMap, p.loc)})
-		}
-		free <- t
+		releaseShared(d)
+		free <- j.out
 	}
 	wg.Wait()
-	if firstErr != nil && len(pieces) == 0 {
-		return nil, firstErr
+	if firstErr != nil && converted == 0 {
+		return firstErr
 	}
-	// Units own disjoint addresses; only their order needs fixing.
-	slices.SortFunc(pieces, func(a, b piece) int { return cmp.Compare(a.lo, b.lo) })
-	return pieces, nil
+	return nil
+}
+
+// releaseUnit hands the pages of a converted unit's entries and line
+// program back to the kernel (they are read again from the file should
+// anything need them), so that resident memory does not grow with the
+// input.
+func releaseUnit(d *dwarf.Data, u *dwarf.Unit, lt *dwarf.LineTable) {
+	mmap.Release(d.Sections().Info[u.Offset:u.End])
+	mmap.Release(lt.Program())
+}
+
+// releaseShared hands back the pages of the sections all units read from:
+// the strings and the tables of addresses, string offsets and ranges. They
+// are read again as the next units need them.
+func releaseShared(d *dwarf.Data) {
+	s := d.Sections()
+	for _, b := range [][]byte{s.Str, s.LineStr, s.StrOffsets, s.Addr, s.Ranges, s.RngLists} {
+		mmap.Release(b)
+	}
 }
 
 // Converters and tables keep big reusable buffers; pooling them makes
@@ -191,196 +299,3 @@ var (
 	converterPool = sync.Pool{New: func() any { return new(unitConverter) }}
 	tablesPool    = sync.Pool{New: func() any { return new(unitTables) }}
 )
-
-func remap(m []uint32, i uint32) uint32 {
-	if i == symcache.None {
-		return i
-	}
-	return m[i]
-}
-
-// applySymbols adds the final ranges to b: DWARF pieces whose outermost
-// function is renamed after the covering symbol when the two differ, and
-// symbol-only ranges where DWARF says nothing.
-func applySymbols(b *symcache.Builder, pieces []piece, cover []symRange) {
-	type symInfo struct{ fn, file uint32 }
-	symFunc := make(map[int]symInfo)
-	infoOf := func(k int) symInfo {
-		if v, ok := symFunc[k]; ok {
-			return v
-		}
-		s := cover[k].sym
-		v := symInfo{b.Function(symcache.Function{Name: s.Name, Entry: s.Addr, DeclFile: symcache.None}), symcache.None}
-		if s.File != "" {
-			v.file = b.File(s.File)
-		}
-		symFunc[k] = v
-		return v
-	}
-	// topOf[i] is the outermost location of location i's chain; parents
-	// precede children, so one pass fills it.
-	locs := b.Locations()
-	topOf := make([]uint32, len(locs))
-	for i, l := range locs {
-		if l.Parent == symcache.None {
-			topOf[i] = uint32(i)
-		} else {
-			topOf[i] = topOf[l.Parent]
-		}
-	}
-	type renameKey struct {
-		loc uint32
-		sym symInfo
-	}
-	renamed := make(map[renameKey]uint32)
-	var rebuild func(loc uint32, sym symInfo) uint32
-	rebuild = func(loc uint32, sym symInfo) uint32 {
-		l := b.LocationAt(loc)
-		if l.Parent == symcache.None {
-			l.Function = sym.fn
-			if l.File == symcache.None {
-				l.File = sym.file
-			}
-		} else {
-			l.Parent = rebuild(l.Parent, sym)
-		}
-		return b.Location(l)
-	}
-	// rename gives loc's chain the symbol's name (and file, where DWARF
-	// has none) at its outermost frame, copying the chain when that
-	// changes anything.
-	rename := func(loc uint32, sym symInfo) uint32 {
-		top := locs[topOf[loc]]
-		fn := top.Function
-		same := fn == sym.fn || fn != symcache.None && b.FunctionAt(fn).Name == b.FunctionAt(sym.fn).Name
-		if same && (top.File != symcache.None || sym.file == symcache.None) {
-			return loc
-		}
-		k := renameKey{loc, sym}
-		if v, ok := renamed[k]; ok {
-			return v
-		}
-		v := rebuild(loc, sym)
-		renamed[k] = v
-		return v
-	}
-
-	var end uint64 // end of the last range added
-	started := false
-	add := func(lo, hi uint64, loc uint32) {
-		if lo >= hi {
-			return
-		}
-		if started && end < lo {
-			b.Range(end, symcache.None)
-		}
-		b.Range(lo, loc)
-		end, started = hi, true
-	}
-	pi, si := 0, 0
-	x := uint64(0)
-	for pi < len(pieces) || si < len(cover) {
-		// Skip to the next address anything covers.
-		for pi < len(pieces) && pieces[pi].hi <= x {
-			pi++
-		}
-		for si < len(cover) && cover[si].hi <= x {
-			si++
-		}
-		if pi == len(pieces) && si == len(cover) {
-			break
-		}
-		next := ^uint64(0)
-		if pi < len(pieces) {
-			next = min(next, max(pieces[pi].lo, x))
-		}
-		if si < len(cover) {
-			next = min(next, max(cover[si].lo, x))
-		}
-		x = next
-		y := ^uint64(0)
-		loc := symcache.None
-		inPiece := pi < len(pieces) && pieces[pi].lo <= x
-		inSym := si < len(cover) && cover[si].lo <= x
-		if inPiece {
-			y = min(y, pieces[pi].hi)
-			loc = pieces[pi].loc
-		} else if pi < len(pieces) {
-			y = min(y, pieces[pi].lo)
-		}
-		if inSym {
-			y = min(y, cover[si].hi)
-			sym := infoOf(si)
-			if loc == symcache.None {
-				loc = b.Location(symcache.Location{File: sym.file, Function: sym.fn, Parent: symcache.None})
-			} else {
-				loc = rename(loc, sym)
-			}
-		} else if si < len(cover) {
-			y = min(y, cover[si].lo)
-		}
-		if inPiece || inSym {
-			add(x, y, loc)
-		}
-		x = y
-		if y == ^uint64(0) {
-			break
-		}
-	}
-	if started && end != ^uint64(0) {
-		b.Range(end, symcache.None)
-	}
-}
-
-type symRange struct {
-	lo, hi uint64
-	sym    debugfile.Symbol
-}
-
-// clipCover returns the parts of cover inside the sorted ranges rs.
-func clipCover(cover []symRange, rs []dwarf.UnitRange) []symRange {
-	var out []symRange
-	for _, r := range rs {
-		i, _ := slices.BinarySearchFunc(cover, r.Lo, func(s symRange, a uint64) int { return cmp.Compare(s.hi, a+1) })
-		for ; i < len(cover) && cover[i].lo < r.Hi; i++ {
-			c := cover[i]
-			c.lo, c.hi = max(c.lo, r.Lo), min(c.hi, r.Hi)
-			if c.lo < c.hi {
-				out = append(out, c)
-			}
-		}
-	}
-	return out
-}
-
-// symbolCover returns the address ranges each symbol answers for, the way
-// llvm-symbolizer's symbol table lookup does: the last symbol at or below
-// an address (of those at one address, the largest, then the last listed)
-// answers if the address is inside its size or its size is 0.
-func symbolCover(syms []debugfile.Symbol) []symRange {
-	s := slices.Clone(syms)
-	slices.SortStableFunc(s, func(a, b debugfile.Symbol) int {
-		if c := cmp.Compare(a.Addr, b.Addr); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Size, b.Size)
-	})
-	out := make([]symRange, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		for i+1 < len(s) && s[i+1].Addr == s[i].Addr {
-			i++
-		}
-		sym := s[i]
-		hi := ^uint64(0)
-		if i+1 < len(s) {
-			hi = s[i+1].Addr
-		}
-		if sym.Size != 0 && sym.Addr+sym.Size > sym.Addr {
-			hi = min(hi, sym.Addr+sym.Size)
-		}
-		if sym.Addr < hi {
-			out = append(out, symRange{sym.Addr, hi, sym})
-		}
-	}
-	return out
-}

@@ -1,6 +1,7 @@
 package symbolize_test
 
 import (
+	"io"
 	"os"
 	"testing"
 
@@ -23,7 +24,7 @@ func BenchmarkBuild(b *testing.B) {
 	o := f.Objects[0]
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := symbolize.BuildObject(o, o, symbolize.BuildOptions{}); err != nil {
+		if err := symbolize.WriteObject(io.Discard, o, o, symbolize.BuildOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}

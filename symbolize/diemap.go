@@ -2,44 +2,74 @@ package symbolize
 
 import "slices"
 
+// dieEntry is an entry of the address → innermost subroutine map.
+type dieEntry struct {
+	lo, hi uint64
+	sub    int32
+}
+
 // dieMap is the address → innermost subroutine map of one unit, ordered by
 // start address. It is kept in sorted blocks: DWARF lists subroutines in
 // source order, not address order, so most insertions land in the middle,
 // and a single sorted slice would make building it quadratic.
 type dieMap struct {
 	blocks [][]dieEntry // each sorted; every block's entries precede the next block's
+	spare  [][]dieEntry // emptied blocks, for reuse
+	last   int          // the block of the last floor, where the next one likely is
 }
 
 const dieBlock = 64 // a block splits when it reaches twice this
 
 func (m *dieMap) reset() {
-	for i := range m.blocks {
-		m.blocks[i] = m.blocks[i][:0]
+	for _, blk := range m.blocks {
+		m.spare = append(m.spare, blk[:0])
 	}
 	m.blocks = m.blocks[:0]
+	m.last = 0
+}
+
+func (m *dieMap) newBlock() []dieEntry {
+	if n := len(m.spare); n > 0 {
+		blk := m.spare[n-1]
+		m.spare = m.spare[:n-1]
+		return blk
+	}
+	return make([]dieEntry, 0, 2*dieBlock)
 }
 
 // floor returns the position of the entry with the greatest start at or
-// below addr; ok is false when there is none.
+// below addr; ok is false when there is none. Subroutines nest, so an
+// entry is mostly inserted next to the one before: the block of the last
+// floor is tried first.
 func (m *dieMap) floor(addr uint64) (b, i int, ok bool) {
-	b, _ = slices.BinarySearchFunc(m.blocks, addr, func(blk []dieEntry, a uint64) int {
-		if blk[0].lo <= a {
-			return -1
+	if b = m.last; b >= len(m.blocks) || m.blocks[b][0].lo > addr || b+1 < len(m.blocks) && m.blocks[b+1][0].lo <= addr {
+		// The last block whose first start is at or below addr.
+		lo, hi := 0, len(m.blocks)
+		for lo < hi {
+			h := int(uint(lo+hi) >> 1)
+			if m.blocks[h][0].lo <= addr {
+				lo = h + 1
+			} else {
+				hi = h
+			}
 		}
-		return 1
-	})
-	if b == 0 {
-		return 0, 0, false
+		if lo == 0 {
+			return 0, 0, false
+		}
+		b = lo - 1
+		m.last = b
 	}
-	b--
 	blk := m.blocks[b]
-	i, _ = slices.BinarySearchFunc(blk, addr, func(e dieEntry, a uint64) int {
-		if e.lo <= a {
-			return -1
+	lo, hi := 0, len(blk)
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if blk[h].lo <= addr {
+			lo = h + 1
+		} else {
+			hi = h
 		}
-		return 1
-	})
-	return b, i - 1, true
+	}
+	return b, lo - 1, true
 }
 
 func (m *dieMap) at(b, i int) *dieEntry { return &m.blocks[b][i] }
@@ -53,14 +83,13 @@ func (m *dieMap) set(e dieEntry) {
 	}
 	if !ok {
 		if len(m.blocks) == 0 {
-			m.blocks = append(m.blocks, make([]dieEntry, 0, 2*dieBlock))
+			m.blocks = append(m.blocks, m.newBlock())
 		}
 		b, i = 0, -1
 	}
 	m.blocks[b] = slices.Insert(m.blocks[b], i+1, e)
 	if blk := m.blocks[b]; len(blk) >= 2*dieBlock {
-		tail := make([]dieEntry, len(blk)-dieBlock, 2*dieBlock)
-		copy(tail, blk[dieBlock:])
+		tail := append(m.newBlock(), blk[dieBlock:]...)
 		m.blocks[b] = blk[:dieBlock]
 		m.blocks = slices.Insert(m.blocks, b+1, tail)
 	}

@@ -8,35 +8,28 @@ import (
 	"github.com/backtrail/backtrail/symcache"
 )
 
-// buildPclntab converts a Go pc-line table, inline tree included, into
-// pieces: the innermost frame of a pc takes its file and line from the pc's
-// row and its function from the row's inline node; each inlined call's
-// location is the row at the node's parent pc in the enclosing frame.
-func buildPclntab(t *pclntab.Table, b *symcache.Builder) ([]piece, error) {
+// buildPclntab converts a Go pc-line table, inline tree included, into t,
+// with the symbols of cover applied: the innermost frame of a pc takes its
+// file and line from the pc's row and its function from the row's inline
+// node; each inlined call's location is the row at the node's parent pc in
+// the enclosing frame.
+func buildPclntab(tab *pclntab.Table, cover []symRange, t *unitTables) {
+	t.reset(0)
 	var pieces []piece
-	// Locations are gathered in a set (rows of one line repeat) and added
-	// to the builder at the end, parents first as the set keeps them.
-	var set locSet
 	var rows []pclntab.Row
 	var callLoc map[int32]uint32
-	fileIdx := make(map[string]uint32)
 	file := func(name string) uint32 {
 		if name == "" {
 			return symcache.None
 		}
-		if v, ok := fileIdx[name]; ok {
-			return v
-		}
-		v := b.File(name)
-		fileIdx[name] = v
-		return v
+		return t.file(name)
 	}
-	for i, fn := range t.Funcs() {
+	for i, fn := range tab.Funcs() {
 		rows = rows[:0]
-		for r := range t.Rows(i) {
+		for r := range tab.Rows(i) {
 			rows = append(rows, r)
 		}
-		outer := b.Function(symcache.Function{Name: fn.Sym, Entry: fn.Entry, DeclFile: symcache.None, DeclLine: uint32(max(fn.StartLine, 0)), Language: symcache.LangGo})
+		outer := t.fn(symcache.Function{Name: fn.Sym, Entry: fn.Entry, DeclFile: symcache.None, DeclLine: uint32(max(fn.StartLine, 0)), Language: symcache.LangGo})
 		callLoc = make(map[int32]uint32)
 		rowAt := func(pc uint64) *pclntab.Row {
 			k, ok := slices.BinarySearchFunc(rows, pc, func(r pclntab.Row, pc uint64) int {
@@ -58,11 +51,11 @@ func buildPclntab(t *pclntab.Table, b *symcache.Builder) ([]piece, error) {
 			if inl < 0 {
 				return outer
 			}
-			n, ok := t.InlineNode(i, inl)
+			n, ok := tab.InlineNode(i, inl)
 			if !ok {
 				return outer
 			}
-			return b.Function(symcache.Function{Name: n.Sym, Entry: symcache.NoAddr, DeclFile: symcache.None, DeclLine: uint32(max(n.StartLine, 0)), Language: symcache.LangGo})
+			return t.fn(symcache.Function{Name: n.Sym, Entry: symcache.NoAddr, DeclFile: symcache.None, DeclLine: uint32(max(n.StartLine, 0)), Language: symcache.LangGo})
 		}
 		var parentOf func(inl int32, depth int) uint32
 		parentOf = func(inl int32, depth int) uint32 {
@@ -72,14 +65,14 @@ func buildPclntab(t *pclntab.Table, b *symcache.Builder) ([]piece, error) {
 			if v, ok := callLoc[inl]; ok {
 				return v
 			}
-			n, ok := t.InlineNode(i, inl)
+			n, ok := tab.InlineNode(i, inl)
 			v := symcache.None
 			if ok {
 				if r := rowAt(n.ParentPC); r != nil && r.InlIndex != inl {
-					v = set.loc(symcache.Location{File: file(r.File), Line: uint32(max(r.Line, 0)),
+					v = t.loc(symcache.Location{File: file(r.File), Line: uint32(max(r.Line, 0)),
 						Function: funcOf(r.InlIndex), Parent: parentOf(r.InlIndex, depth+1)})
 				} else {
-					v = set.loc(symcache.Location{File: symcache.None, Function: outer, Parent: symcache.None})
+					v = t.loc(symcache.Location{File: symcache.None, Function: outer, Parent: symcache.None})
 				}
 			}
 			callLoc[inl] = v
@@ -92,25 +85,15 @@ func buildPclntab(t *pclntab.Table, b *symcache.Builder) ([]piece, error) {
 				// and symbol tables leave it unnamed.
 				continue
 			}
-			loc := set.loc(symcache.Location{File: file(r.File), Line: uint32(max(r.Line, 0)),
-				Function: funcOf(r.InlIndex), Parent: parentOf(r.InlIndex, 0)})
-			if n := len(pieces); n > 0 && pieces[n-1].hi == r.Start && pieces[n-1].loc == loc {
+			loc := t.loc(symcache.Location{File: file(r.File), Function: funcOf(r.InlIndex), Parent: parentOf(r.InlIndex, 0)})
+			line := uint32(max(r.Line, 0))
+			if n := len(pieces); n > 0 && pieces[n-1].hi == r.Start && pieces[n-1].loc == loc && pieces[n-1].line == line {
 				pieces[n-1].hi = r.End
 				continue
 			}
-			pieces = append(pieces, piece{r.Start, r.End, loc})
+			pieces = append(pieces, piece{lo: r.Start, hi: r.End, loc: loc, line: line})
 		}
-	}
-	base := uint32(len(b.Locations()))
-	for _, l := range set.locs {
-		if l.Parent != symcache.None {
-			l.Parent += base
-		}
-		b.Location(l)
-	}
-	for i := range pieces {
-		pieces[i].loc += base
 	}
 	slices.SortFunc(pieces, func(a, b piece) int { return cmp.Compare(a.lo, b.lo) })
-	return pieces, nil
+	t.applySymbols(pieces, cover)
 }

@@ -59,7 +59,11 @@ func (x *lazyIndex) table(addr uint64) (*Table, error) {
 		return 0
 	})
 	if !found {
-		x.syms.once.Do(func() { x.syms.table, x.syms.err = x.build(nil, nil, x.cover) })
+		x.syms.once.Do(func() {
+			var t unitTables
+			t.symbolOnly(x.cover, gaps(x.owned))
+			x.syms.table, x.syms.err = x.build(&t)
+		})
 		return x.syms.table, x.syms.err
 	}
 	unit := x.owned[i].Unit
@@ -71,24 +75,19 @@ func (x *lazyIndex) table(addr uint64) (*Table, error) {
 	}
 	x.mu.Unlock()
 	u.once.Do(func() {
-		rs := x.byUnit[unit]
-		u.table, u.err = x.build([]int{unit}, rs, clipCover(x.cover, rs))
+		var buildErr error
+		err := convertUnits(x.d, []int{unit}, x.byUnit, x.cover, BuildOptions{Workers: 1}, func(t *unitTables) {
+			u.table, buildErr = x.build(t)
+		})
+		u.err = cmp.Or(err, buildErr)
 	})
 	return u.table, u.err
 }
 
-func (x *lazyIndex) build(units []int, owned []dwarf.UnitRange, cover []symRange) (*Table, error) {
+func (x *lazyIndex) build(t *unitTables) (*Table, error) {
 	b := symcache.NewBuilder(x.info)
-	var pieces []piece
-	if len(units) > 0 {
-		var err error
-		pieces, err = buildUnits(x.d, units, map[int][]dwarf.UnitRange{units[0]: owned}, b, BuildOptions{Workers: 1})
-		if err != nil {
-			return nil, err
-		}
-	}
-	slices.SortFunc(cover, func(a, b symRange) int { return cmp.Compare(a.lo, b.lo) })
-	applySymbols(b, pieces, cover)
+	defer b.Close()
+	t.add(b)
 	var out bytes.Buffer
 	if _, err := b.WriteTo(&out); err != nil {
 		return nil, err

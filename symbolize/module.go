@@ -2,6 +2,7 @@ package symbolize
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/backtrail/backtrail/debugfile"
@@ -137,6 +138,16 @@ func BuildObject(o, dbg *debugfile.Object, opts BuildOptions) ([]byte, error) {
 		return nil, err
 	}
 	return Build(src, opts)
+}
+
+// WriteObject is BuildObject writing the symcache to w as it is made; see
+// Write.
+func WriteObject(w io.Writer, o, dbg *debugfile.Object, opts BuildOptions) error {
+	src, err := sourceOf(o, dbg)
+	if err != nil {
+		return err
+	}
+	return Write(w, src, opts)
 }
 
 func sourceOf(o, dbg *debugfile.Object) (*Source, error) {

@@ -10,7 +10,8 @@ import (
 )
 
 // This file turns one DWARF unit into address pieces, each resolving to a
-// chain of source locations, answering exactly as llvm-symbolizer does:
+// location (file, function and the chain of call sites it was inlined
+// through) and a line, answering exactly as llvm-symbolizer does:
 //   - the innermost subroutine entry of an address is found in a map built
 //     from the unit's subroutine ranges in depth-first order, later (deeper)
 //     ranges splitting earlier ones (LLVM's DWARFUnit::updateAddressDieMap);
@@ -19,64 +20,41 @@ import (
 //   - the innermost frame takes its file and line from that row; each
 //     enclosing frame takes them from the call site of the frame inside it.
 
-// piece assigns the addresses [lo, hi) to location loc.
+// piece assigns the addresses [lo, hi) to the code of location loc at a
+// line, column and discriminator.
 type piece struct {
+	lo, hi              uint64
+	loc                 uint32 // unit-local location index
+	line, column, discr uint32
+}
+
+// span assigns the addresses [lo, hi) to item i: a subroutine or a line
+// row.
+type span struct {
 	lo, hi uint64
-	loc    uint32 // unit-local location index, or symcache.None
-}
-
-// unitTables are one unit's files, functions and locations with unit-local
-// indices, deduplicated within the unit.
-type unitTables struct {
-	files  []string
-	funcs  []symcache.Function // DeclFile is a unit-local file index
-	locSet                     // File, Function and Parent are unit-local
-	pieces []piece
-
-	funcIdx map[symcache.Function]uint32
-}
-
-func (t *unitTables) reset() {
-	t.files, t.funcs, t.pieces = t.files[:0], t.funcs[:0], t.pieces[:0]
-	t.locSet.reset()
-	if t.funcIdx == nil {
-		t.funcIdx = make(map[symcache.Function]uint32)
-	}
-	clear(t.funcIdx)
-}
-
-func (t *unitTables) fn(f symcache.Function) uint32 {
-	if i, ok := t.funcIdx[f]; ok {
-		return i
-	}
-	i := uint32(len(t.funcs))
-	t.funcs = append(t.funcs, f)
-	t.funcIdx[f] = i
-	return i
-}
-
-// dieEntry is an entry of the address → innermost subroutine map.
-type dieEntry struct {
-	lo, hi uint64
-	sub    int32
+	i      uint32
 }
 
 // unitConverter holds the scratch state of one worker; its slices and maps
 // are reused from unit to unit.
 type unitConverter struct {
-	d    *dwarf.Data
-	ui   dwarf.UnitInfo
-	lt   dwarf.LineTable
-	out  *unitTables
-	dies dieMap
-	seqs []seq
-	rows []piece // line pieces: loc holds the row index
-	subs []piece // subroutine pieces: loc holds the subroutine index
+	d      *dwarf.Data
+	ui     dwarf.UnitInfo
+	lt     dwarf.LineTable
+	out    *unitTables
+	dies   dieMap
+	seqs   []seq
+	rows   []span // line pieces: i is the row index
+	subs   []span // subroutine pieces: i is the subroutine index
+	pieces []piece
 
-	fileOf  []uint32 // line-table file index → local file, unset until needed
-	funcOf  []uint32 // subroutine → local function
-	callLoc []uint32 // subroutine → location of its call site
-	lang    symcache.Language
+	fileOf    []uint32          // line-table file index → local file, unset until needed
+	funcOf    []uint32          // subroutine → local function
+	inlined   map[uint64]uint32 // dwarf.UnitInfo.NameKey → local function, for inlined subroutines
+	callLoc   []uint32          // subroutine → location of its call site
+	scopeFile []uint32          // subroutine → file of the location in scopeLoc
+	scopeLoc  []uint32          // subroutine → the location of its code in that file
+	lang      symcache.Language
 }
 
 type seq struct {
@@ -86,13 +64,16 @@ type seq struct {
 
 const unset = symcache.None - 1
 
-// convert fills out for unit u, keeping only addresses inside owned.
-func (c *unitConverter) convert(u *dwarf.Unit, owned []dwarf.UnitRange, out *unitTables) error {
+// convert fills out for unit u: the pieces of the addresses inside owned,
+// with the symbols of cover (sorted, inside owned) applied.
+func (c *unitConverter) convert(u *dwarf.Unit, owned []dwarf.UnitRange, cover []symRange, out *unitTables) error {
 	c.out = out
-	c.out.reset()
 	if err := c.d.ReadUnit(u, &c.ui); err != nil {
 		return err
 	}
+	// Most locations are call sites, one per inlined subroutine: about
+	// one per subroutine range.
+	c.out.reset(len(c.ui.SubRanges))
 	if err := c.d.ReadLineTable(&c.ui, &c.lt); err != nil {
 		return err
 	}
@@ -101,18 +82,54 @@ func (c *unitConverter) convert(u *dwarf.Unit, owned []dwarf.UnitRange, out *uni
 	n := len(c.ui.Subroutines)
 	c.funcOf = fill(c.funcOf, n, unset)
 	c.callLoc = fill(c.callLoc, n, unset)
+	c.scopeFile = fill(c.scopeFile, n, unset)
+	c.scopeLoc = fill(c.scopeLoc, n, unset)
+	if c.inlined == nil {
+		c.inlined = make(map[uint64]uint32)
+	}
+	clear(c.inlined)
 	c.buildDIEPieces()
 	c.buildRowPieces()
+	// Pieces and ranges are about as many as rows or subroutine ranges.
+	estimate := max(len(c.rows), len(c.subs))
+	c.pieces = reserve(c.pieces, estimate)
+	out.ranges = reserve(out.ranges, estimate)
 	c.merge(owned)
+	// Each owned range is a run of its own: other units may own the
+	// addresses between.
+	pi, si := 0, 0
+	for _, o := range owned {
+		pj := pi
+		for pj < len(c.pieces) && c.pieces[pj].lo < o.Hi {
+			pj++
+		}
+		sj := si
+		for sj < len(cover) && cover[sj].lo < o.Hi {
+			sj++
+		}
+		out.applySymbols(c.pieces[pi:pj], cover[si:sj])
+		pi, si = pj, sj
+	}
 	return nil
 }
 
 func fill(s []uint32, n int, v uint32) []uint32 {
-	s = slices.Grow(s[:0], n)[:n]
+	s = reserve(s, n)[:n]
 	for i := range s {
 		s[i] = v
 	}
 	return s
+}
+
+// reserve returns s emptied, with room for n elements. A short s is
+// replaced, not grown: fresh memory is not touched until written, so an
+// estimate that overshoots costs address space, not resident memory, and
+// building a unit's tables needs no copies of growing.
+func reserve[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, 0, n)
+	}
+	return s[:0]
 }
 
 // buildDIEPieces computes which subroutine entry is innermost for each
@@ -139,14 +156,14 @@ func (c *unitConverter) buildDIEPieces() {
 			m.set(dieEntry{r.Lo, r.Hi, int32(i)})
 		}
 	}
-	c.subs = c.subs[:0]
+	c.subs = reserve(c.subs, len(c.ui.SubRanges))
 	m.all(func(e dieEntry, next uint64, hasNext bool) {
 		hi := e.hi
 		if hasNext {
 			hi = min(hi, next)
 		}
 		if e.lo < hi {
-			c.subs = append(c.subs, piece{e.lo, hi, uint32(e.sub)})
+			c.subs = append(c.subs, span{e.lo, hi, uint32(e.sub)})
 		}
 	})
 }
@@ -166,8 +183,9 @@ func (c *unitConverter) buildRowPieces() {
 		first = i + 1
 	}
 	slices.SortStableFunc(c.seqs, func(a, b seq) int { return cmp.Compare(a.hi, b.hi) })
-	c.rows = slices.Grow(c.rows[:0], len(rows))
+	c.rows = reserve(c.rows, len(rows))
 	var prevHi uint64
+	sorted := true
 	for k, s := range c.seqs {
 		lo := s.lo
 		if k > 0 {
@@ -178,17 +196,22 @@ func (c *unitConverter) buildRowPieces() {
 			a, b := rows[j].Addr, rows[j+1].Addr
 			a, b = max(a, lo), min(b, s.hi)
 			if a < b {
-				c.rows = append(c.rows, piece{a, b, uint32(j)})
+				if n := len(c.rows); n > 0 && c.rows[n-1].lo > a {
+					sorted = false
+				}
+				c.rows = append(c.rows, span{a, b, uint32(j)})
 			}
 		}
 	}
 	// Sequences are disjoint after clipping but were visited by end
-	// address; order the pieces by start for the merge.
-	slices.SortFunc(c.rows, func(a, b piece) int { return cmp.Compare(a.lo, b.lo) })
+	// address, which is nearly always also their start's order.
+	if !sorted {
+		slices.SortFunc(c.rows, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
+	}
 }
 
 // merge intersects the subroutine and row pieces with the owned ranges and
-// emits the unit's pieces with their location chains.
+// collects the pieces of known addresses.
 func (c *unitConverter) merge(owned []dwarf.UnitRange) {
 	si, ri := 0, 0
 	for _, o := range owned {
@@ -204,52 +227,64 @@ func (c *unitConverter) merge(owned []dwarf.UnitRange) {
 			sub, row := int32(-1), -1
 			if si < len(c.subs) {
 				if p := c.subs[si]; p.lo <= x {
-					sub, y = int32(p.loc), min(y, p.hi)
+					sub, y = int32(p.i), min(y, p.hi)
 				} else {
 					y = min(y, p.lo)
 				}
 			}
 			if ri < len(c.rows) {
 				if p := c.rows[ri]; p.lo <= x {
-					row, y = int(p.loc), min(y, p.hi)
+					row, y = int(p.i), min(y, p.hi)
 				} else {
 					y = min(y, p.lo)
 				}
 			}
-			c.emit(x, y, c.chain(sub, row))
+			c.emit(x, y, sub, row)
 			x = y
 		}
 	}
 }
 
-func (c *unitConverter) emit(lo, hi uint64, loc uint32) {
-	p := c.out.pieces
-	if n := len(p); n > 0 && p[n-1].hi == lo && p[n-1].loc == loc {
-		p[n-1].hi = hi
-		return
-	}
-	c.out.pieces = append(p, piece{lo, hi, loc})
-}
-
-// chain returns the location for an address whose innermost subroutine is
-// sub (-1: none) and whose line row is row (-1: none).
-func (c *unitConverter) chain(sub int32, row int) uint32 {
-	l := symcache.Location{File: symcache.None, Function: symcache.None, Parent: symcache.None}
+// emit adds the piece [lo, hi) for an address whose innermost subroutine is
+// sub (-1: none) and whose line row is row (-1: none): the innermost frame
+// takes its file, line, column and discriminator from the row.
+func (c *unitConverter) emit(lo, hi uint64, sub int32, row int) {
+	p := piece{lo: lo, hi: hi, loc: symcache.None}
+	file := symcache.None
 	if row >= 0 {
 		r := &c.lt.Rows[row]
-		if f := c.file(uint64(r.File)); f != symcache.None {
-			l.File, l.Line, l.Column, l.Discriminator = f, r.Line, r.Column, r.Discriminator
+		if file = c.file(uint64(r.File)); file != symcache.None {
+			p.line, p.column, p.discr = r.Line, r.Column, r.Discriminator
 		}
 	}
-	if sub < 0 {
-		if l.File == symcache.None {
-			return symcache.None
-		}
-		return c.out.loc(l)
+	switch {
+	case sub >= 0:
+		p.loc = c.scope(sub, file)
+	case file != symcache.None:
+		p.loc = c.out.loc(symcache.Location{File: file, Function: symcache.None, Parent: symcache.None})
+	default:
+		return // nothing known
 	}
-	l.Function = c.function(sub)
-	l.Parent = c.callSite(sub)
-	return c.out.loc(l)
+	if n := len(c.pieces); n > 0 {
+		q := &c.pieces[n-1]
+		if q.hi == lo && q.loc == p.loc && q.line == p.line && q.column == p.column && q.discr == p.discr {
+			q.hi = hi
+			return
+		}
+	}
+	c.pieces = append(c.pieces, p)
+}
+
+// scope returns the location of subroutine sub's code in file: its
+// function and the call site it was inlined into. Rows of one subroutine
+// mostly share a file, so the last one is remembered.
+func (c *unitConverter) scope(sub int32, file uint32) uint32 {
+	if c.scopeFile[sub] == file {
+		return c.scopeLoc[sub]
+	}
+	l := c.out.loc(symcache.Location{File: file, Function: c.function(sub), Parent: c.callSite(sub)})
+	c.scopeFile[sub], c.scopeLoc[sub] = file, l
+	return l
 }
 
 // callSite returns the location that subroutine sub was inlined into: the
@@ -276,27 +311,37 @@ func (c *unitConverter) callSite(sub int32) uint32 {
 	return v
 }
 
+// function returns the local function of subroutine sub. Inlined copies
+// of one function, the most numerous subroutines, share it by name key.
 func (c *unitConverter) function(sub int32) uint32 {
 	if v := c.funcOf[sub]; v != unset {
 		return v
 	}
 	s := &c.ui.Subroutines[sub]
-	name, _ := c.ui.SubroutineName(int(sub))
-	if name == nil {
-		c.funcOf[sub] = symcache.None
-		return symcache.None
-	}
-	f := symcache.Function{Name: bytesString(name), Entry: symcache.NoAddr, DeclFile: symcache.None, Language: c.lang}
-	if !s.Inlined && s.HasLowPC {
-		f.Entry = s.LowPC
-	}
-	if file, line, unit, ok := c.ui.SubroutineDecl(int(sub)); ok {
-		f.DeclLine = line
-		if unit == c.ui.Unit {
-			f.DeclFile = c.file(file)
+	key := c.ui.NameKey(int(sub))
+	if s.Inlined {
+		if v, ok := c.inlined[key]; ok {
+			c.funcOf[sub] = v
+			return v
 		}
 	}
-	v := c.out.fn(f)
+	v := symcache.None
+	if name, _ := c.ui.SubroutineName(int(sub)); name != nil {
+		f := symcache.Function{Name: bytesString(name), Entry: symcache.NoAddr, DeclFile: symcache.None, Language: c.lang}
+		if !s.Inlined && s.HasLowPC {
+			f.Entry = s.LowPC
+		}
+		if file, line, unit, ok := c.ui.SubroutineDecl(int(sub)); ok {
+			f.DeclLine = line
+			if unit == c.ui.Unit {
+				f.DeclFile = c.file(file)
+			}
+		}
+		v = c.out.fn(f)
+	}
+	if s.Inlined {
+		c.inlined[key] = v
+	}
 	c.funcOf[sub] = v
 	return v
 }
@@ -310,8 +355,7 @@ func (c *unitConverter) file(i uint64) uint32 {
 	}
 	v := symcache.None
 	if p, ok := c.lt.FilePath(i); ok {
-		v = uint32(len(c.out.files))
-		c.out.files = append(c.out.files, p)
+		v = c.out.file(p)
 	}
 	c.fileOf[i] = v
 	return v

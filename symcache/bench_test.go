@@ -2,6 +2,7 @@ package symcache_test
 
 import (
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -10,12 +11,11 @@ import (
 	"github.com/backtrail/backtrail/symcache"
 )
 
-// realCache builds the symcache of testdata/sentry-symbolic/linux/crash.debug
-// (a C++ program's DWARF, from getsentry/symbolic's fixtures) with the
+// buildCache builds the symcache of the debug file at path with the
 // production builder.
-func realCache(tb testing.TB) *symcache.File {
+func buildCache(tb testing.TB, path string) *symcache.File {
 	tb.Helper()
-	f, err := debugfile.Open(filepath.Join("..", "testdata", "sentry-symbolic", "linux", "crash.debug"))
+	f, err := debugfile.Open(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -26,6 +26,12 @@ func realCache(tb testing.TB) *symcache.File {
 		tb.Fatal(err)
 	}
 	return mustParse(tb, data)
+}
+
+// realCache builds the symcache of testdata/sentry-symbolic/linux/crash.debug
+// (a C++ program's DWARF, from getsentry/symbolic's fixtures).
+func realCache(tb testing.TB) *symcache.File {
+	return buildCache(tb, filepath.Join("..", "testdata", "sentry-symbolic", "linux", "crash.debug"))
 }
 
 // TestRealCache checks a production-built cache like a fuzzed one, and that
@@ -44,45 +50,61 @@ func TestRealCache(t *testing.T) {
 }
 
 // lookupAddrs returns n addresses in the cache's ranges: uniformly random,
-// or one per range in address order (wrapping around).
+// or range starts in address order (wrapping around), as a batch of sorted
+// addresses is looked up.
 func lookupAddrs(sc *symcache.File, n int, random bool) []uint64 {
-	nr := sc.NumRanges()
-	lo, _, _, _ := sc.Range(0)
-	hi, _, _, _ := sc.Range(nr - 1)
+	var starts []uint64
+	for s := range sc.Ranges() {
+		starts = append(starts, s.Start)
+	}
+	lo, hi := starts[0], starts[len(starts)-1]
 	rng := rand.New(rand.NewPCG(1, 2))
 	addrs := make([]uint64, n)
 	for i := range addrs {
 		if random {
 			addrs[i] = lo + rng.Uint64N(hi-lo)
 		} else {
-			addrs[i], _, _, _ = sc.Range(i % nr)
+			addrs[i] = starts[i%len(starts)]
 		}
 	}
 	return addrs
 }
 
 // BenchmarkLookup measures one symbolication: Lookup and the walk of the
-// inline chain with file and function names (walk, shared with
-// TestLookupNoAllocs).
+// whole inline chain with file, line, column and function name of every
+// frame (walk, shared with TestLookupNoAllocs), on the cache of
+// crash.debug and, when BACKTRAIL_BENCH_OBJ names one, on the cache of a
+// big file (a debug file, built first, or a symcache). It reports lookups
+// per second on one core.
 func BenchmarkLookup(b *testing.B) {
-	sc := realCache(b)
-	_, _, locs, ranges := sc.Counts()
-	b.Logf("%d ranges, %d locations, %d bytes", ranges, locs, sc.Size())
-	for _, mode := range []struct {
-		name   string
-		random bool
-	}{{"random", true}, {"sequential", false}} {
-		b.Run(mode.name, func(b *testing.B) {
-			addrs := lookupAddrs(sc, 1<<16, mode.random)
-			b.ReportAllocs()
-			i, sum := 0, 0
-			for b.Loop() {
-				sum += walk(sc, addrs[i&(len(addrs)-1)])
-				i++
-			}
-			if sum == 0 {
-				b.Fatal("found nothing")
-			}
-		})
+	caches := map[string]*symcache.File{"crash.debug": realCache(b)}
+	if path := os.Getenv("BACKTRAIL_BENCH_OBJ"); path != "" {
+		sc, err := symcache.Open(path)
+		if err != nil {
+			sc = buildCache(b, path)
+		}
+		caches[filepath.Base(path)] = sc
+	}
+	for name, sc := range caches {
+		_, _, locs, ranges := sc.Counts()
+		b.Logf("%s: %d ranges, %d locations, %d bytes", name, ranges, locs, sc.Size())
+		for _, mode := range []struct {
+			name   string
+			random bool
+		}{{"random", true}, {"sorted", false}} {
+			b.Run(name+"/"+mode.name, func(b *testing.B) {
+				addrs := lookupAddrs(sc, 1<<20, mode.random)
+				b.ReportAllocs()
+				i, sum := 0, 0
+				for b.Loop() {
+					sum += walk(sc, addrs[i&(len(addrs)-1)])
+					i++
+				}
+				if sum == 0 {
+					b.Fatal("found nothing")
+				}
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
+			})
+		}
 	}
 }

@@ -4,31 +4,37 @@
 // specified in docs/symcache.md; section numbers below refer to it.
 //
 // A symcache is built once from a debug file (package symbolize does that)
-// and then mapped into memory and queried without decoding: a lookup is a
-// binary search over a sorted array followed by a walk of inline parents,
-// with no allocation.
+// and then mapped into memory and queried in place: a lookup is a binary
+// search over the range blocks, the decoding of at most one block of range
+// entries and a walk of inline parents through fixed-width records, with no
+// allocation.
 //
 // # Untrusted input
 //
-// Parse validates the header, every table's bounds and every index stored
-// in the file before it returns, so lookups on a parsed File never read out
-// of range and never panic, whatever the bytes were. The parser is fuzzed.
+// Parse validates the header, every table's bounds, every stored index and
+// every range entry before it returns, so lookups on a parsed File never
+// read out of range and never panic, whatever the bytes were. The parser
+// is fuzzed.
 package symcache
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
-// Magic starts every symcache file (docs/symcache.md §1).
+// Magic starts every symcache file (docs/symcache.md §2).
 var Magic = [4]byte{'B', 'T', 'S', 'C'}
 
 // Version is the layout version this package writes and reads. Any change
 // to the layout increments it; a file of another version is rejected with
 // ErrVersion so callers rebuild it rather than misread it.
-const Version = 1
+const Version = 2
 
-// None marks an absent index: no file, no function, no parent.
+// None marks an absent index: no file, no function, no parent, no
+// location.
 const None = ^uint32(0)
 
-// Language of the code a function came from (docs/symcache.md §5).
+// Language of the code a function came from (docs/symcache.md §4).
 type Language uint8
 
 // Languages that change how names are demangled and shown.
@@ -52,16 +58,48 @@ func (l Language) String() string {
 	return "unknown"
 }
 
-// Sizes of the fixed records (docs/symcache.md §2–§6).
 const (
 	headerSize = 128
-	fileSize   = 8
-	funcSize   = 24
-	locSize    = 20
-	rangeSize  = 8 // a 4-byte start in one array, a 4-byte location in another
+	fileSize   = 8 // a strref (§3)
+	// blockEntries is how many range entries the writer puts in a block:
+	// a lookup decodes half of them on average, and each block costs 8
+	// bytes of index. The reader takes blocks of any length.
+	blockEntries = 16
 )
 
-// header is the decoded fixed header (docs/symcache.md §2).
+// Fields of a function record, in their order within the record (§4).
+const (
+	fnName = iota
+	fnNameLen
+	fnEntry
+	fnDeclFile
+	fnDeclLine
+	fnLang
+	fnFields
+)
+
+// Fields of a location record, in their order within the record (§5).
+const (
+	locFile = iota
+	locLine
+	locColumn
+	locDiscr
+	locFunction
+	locParent
+	locFields
+)
+
+// Flags of a range entry's first byte (§6.2); its low four bits are the
+// address delta.
+const (
+	entLine   = 0x10
+	entColumn = 0x20
+	entDiscr  = 0x40
+	entLoc    = 0x80
+)
+
+// header is the decoded fixed header (docs/symcache.md §2) and the table
+// offsets that follow from it (§1).
 type header struct {
 	version    uint32
 	flags      uint32
@@ -76,15 +114,15 @@ type header struct {
 	nFiles     uint32
 	nFuncs     uint32
 	nLocs      uint32
+	nBlocks    uint32
 	nRanges    uint32
-	stringsOff uint64
-	stringsLen uint64
+	entriesLen uint32
+	stringsLen uint32
+	funcWidths [fnFields]uint8
+	locWidths  [locFields]uint8
 	imageBase  uint64
-	filesOff   uint64
-	funcsOff   uint64
-	locsOff    uint64
-	startsOff  uint64
-	rlocsOff   uint64
+
+	filesOff, funcsOff, locsOff, startsOff, offsOff, entriesOff, stringsOff, size uint64
 }
 
 type strRef struct{ off, len uint32 }
@@ -107,13 +145,36 @@ func (h *header) encode(b []byte) {
 	le.PutUint32(b[80:], h.nFiles)
 	le.PutUint32(b[84:], h.nFuncs)
 	le.PutUint32(b[88:], h.nLocs)
-	le.PutUint32(b[92:], h.nRanges)
-	le.PutUint64(b[96:], h.stringsOff)
-	le.PutUint64(b[104:], h.stringsLen)
-	le.PutUint64(b[112:], h.imageBase)
-	// The table offsets follow from the counts and the alignment rule
-	// (§2), so they are not stored; stringsOff/len are, because the string
-	// table comes last and its length is free.
+	le.PutUint32(b[92:], h.nBlocks)
+	le.PutUint32(b[96:], h.nRanges)
+	le.PutUint32(b[100:], h.entriesLen)
+	le.PutUint32(b[104:], h.stringsLen)
+	copy(b[108:114], h.funcWidths[:])
+	copy(b[114:120], h.locWidths[:])
+	le.PutUint64(b[120:], h.imageBase)
+}
+
+func (h *header) decode(b []byte) {
+	h.version = le.Uint32(b[4:])
+	h.flags = le.Uint32(b[12:])
+	copy(h.debugID[:], b[16:32])
+	h.debugAge = le.Uint32(b[32:])
+	h.language = Language(b[36])
+	h.addrBase = le.Uint64(b[40:])
+	h.arch = getRef(b[48:])
+	h.codeID = getRef(b[56:])
+	h.name = getRef(b[64:])
+	h.producer = getRef(b[72:])
+	h.nFiles = le.Uint32(b[80:])
+	h.nFuncs = le.Uint32(b[84:])
+	h.nLocs = le.Uint32(b[88:])
+	h.nBlocks = le.Uint32(b[92:])
+	h.nRanges = le.Uint32(b[96:])
+	h.entriesLen = le.Uint32(b[100:])
+	h.stringsLen = le.Uint32(b[104:])
+	copy(h.funcWidths[:], b[108:114])
+	copy(h.locWidths[:], b[114:120])
+	h.imageBase = le.Uint64(b[120:])
 }
 
 func putRef(b []byte, r strRef) {
@@ -125,18 +186,44 @@ func getRef(b []byte) strRef { return strRef{le.Uint32(b), le.Uint32(b[4:])} }
 
 func align8(n uint64) uint64 { return (n + 7) &^ 7 }
 
-// layout computes table offsets from the counts (docs/symcache.md §2).
+// recordBits is the size of a packed record with the given field widths.
+func recordBits(widths []uint8) uint64 {
+	n := uint64(0)
+	for _, w := range widths {
+		n += uint64(w)
+	}
+	return n
+}
+
+// packedSize is the size of a packed table of n records (§1): the records'
+// bits rounded up to bytes, then 8 zero bytes so that any field can be
+// read with one 8-byte load.
+func packedSize(n uint32, recBits uint64) uint64 {
+	if n == 0 {
+		return 0
+	}
+	return (uint64(n)*recBits+7)/8 + 8
+}
+
+// layout computes the table offsets and the file size from the counts and
+// widths (docs/symcache.md §1). The widths must be at most 32 each.
 func (h *header) layout() {
 	off := uint64(headerSize)
 	h.filesOff = off
 	off = align8(off + uint64(h.nFiles)*fileSize)
 	h.funcsOff = off
-	off = align8(off + uint64(h.nFuncs)*funcSize)
+	off = align8(off + packedSize(h.nFuncs, recordBits(h.funcWidths[:])))
 	h.locsOff = off
-	off = align8(off + uint64(h.nLocs)*locSize)
+	off = align8(off + packedSize(h.nLocs, recordBits(h.locWidths[:])))
 	h.startsOff = off
-	off = align8(off + uint64(h.nRanges)*4)
-	h.rlocsOff = off
-	off = align8(off + uint64(h.nRanges)*4)
+	off = align8(off + uint64(h.nBlocks)*4)
+	h.offsOff = off
+	off = align8(off + uint64(h.nBlocks)*4)
+	h.entriesOff = off
+	off = align8(off + uint64(h.entriesLen))
 	h.stringsOff = off
+	h.size = off + uint64(h.stringsLen)
 }
+
+// width returns the number of bits needed to store values up to max.
+func width(max uint32) uint8 { return uint8(bits.Len32(max)) }

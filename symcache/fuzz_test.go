@@ -16,15 +16,18 @@ func FuzzParse(f *testing.F) {
 	_, data := sample()
 	f.Add(data)
 	var buf bytes.Buffer
-	symcache.NewBuilder(symcache.Info{Arch: "arm64"}).WriteTo(&buf)
+	b := symcache.NewBuilder(symcache.Info{Arch: "arm64"})
+	b.WriteTo(&buf)
+	b.Close()
 	f.Add(bytes.Clone(buf.Bytes()))
-	b := symcache.NewBuilder(symcache.Info{Name: "one"})
+	b = symcache.NewBuilder(symcache.Info{Name: "one"})
 	fn := b.Function(symcache.Function{Name: "f", Entry: 0x10, DeclFile: b.File("a.c"), DeclLine: 1})
 	l := b.Location(symcache.Location{File: 0, Line: 2, Function: fn, Parent: symcache.None})
-	b.Range(0x10, b.Location(symcache.Location{File: 0, Line: 3, Function: fn, Parent: l}))
-	b.Range(0x20, symcache.None)
+	b.Range(symcache.Range{Start: 0x10, Loc: b.Location(symcache.Location{File: 0, Function: fn, Parent: l}), Line: 3})
+	b.Range(symcache.Range{Start: 0x20, Loc: symcache.None})
 	buf.Reset()
 	b.WriteTo(&buf)
+	b.Close()
 	f.Add(bytes.Clone(buf.Bytes()))
 
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -55,19 +58,19 @@ func checkFile(t *testing.T, sc *symcache.File) {
 		fn.DeclLine()
 		_ = fn.Language().String()
 	}
-	for i := 0; i < ranges; i++ {
-		start, end, loc, ok := sc.Range(i)
-		if start >= end && (i < ranges-1 || start != end) {
-			t.Fatalf("Range(%d) = [%#x, %#x)", i, start, end)
+	i := 0
+	for s := range sc.Ranges() {
+		if s.Start >= s.End && (i < ranges-1 || s.Start != s.End) {
+			t.Fatalf("range %d = [%#x, %#x)", i, s.Start, s.End)
 		}
 		// Lookup at a range's start answers with that range.
-		if l, lok := sc.Lookup(start); lok != ok || ok && l.Index() != loc.Index() {
-			t.Fatalf("Range(%d) = %#x %d %v, Lookup(start) = %d %v", i, start, loc.Index(), ok, l.Index(), lok)
+		if l, lok := sc.Lookup(s.Start); lok != s.Known || lok && (l.Index() != s.Loc.Index() || l.Line() != s.Loc.Line()) {
+			t.Fatalf("range %d = %#x %v, Lookup(start) = %d %v", i, s.Start, s.Known, l.Index(), lok)
 		}
-		for _, a := range []uint64{start - 1, start + 1, end - 1, end} {
+		for _, a := range []uint64{s.Start - 1, s.Start + 1, s.End - 1, s.End} {
 			l, lok := sc.Lookup(a)
 			for depth := 0; lok; l, lok = l.Parent() {
-				if depth++; depth > locs {
+				if depth++; depth > locs+1 {
 					t.Fatalf("Lookup(%#x): parent chain longer than %d locations", a, locs)
 				}
 				l.File()
@@ -80,6 +83,10 @@ func checkFile(t *testing.T, sc *symcache.File) {
 				}
 			}
 		}
+		i++
+	}
+	if i != ranges {
+		t.Fatalf("Ranges yields %d ranges, Counts says %d", i, ranges)
 	}
 	for _, a := range []uint64{0, 1, 1 << 32, 1<<64 - 1} {
 		walk(sc, a)

@@ -3,6 +3,7 @@ package symcache
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"unsafe"
 
 	"github.com/backtrail/backtrail/internal/mmap"
@@ -32,15 +33,42 @@ func (e *FormatError) Unwrap() error { return e.Err }
 // Strings it returns point into the file's bytes and are valid as long as
 // those bytes are (until Close for a File from Open).
 type File struct {
-	h      header
-	data   []byte
-	files  []byte
-	funcs  []byte
-	locs   []byte
-	starts []uint32
-	rlocs  []uint32
-	strs   []byte
-	region *mmap.Region
+	h       header
+	data    []byte
+	files   []byte
+	funcs   table
+	locs    table
+	starts  []uint32
+	offs    []uint32
+	entries []byte
+	strs    []byte
+	region  *mmap.Region
+}
+
+// table is a packed table of fixed-width records (docs/symcache.md §1).
+type table struct {
+	data  []byte
+	bits  uint64
+	shift [8]uint8  // bit offset of each field in a record
+	mask  [8]uint64 // of each field's width
+}
+
+func newTable(data []byte, widths []uint8) table {
+	t := table{data: data}
+	for k, w := range widths {
+		t.shift[k] = uint8(t.bits)
+		t.mask[k] = 1<<w - 1
+		t.bits += uint64(w)
+	}
+	return t
+}
+
+// get returns field k of record i. Fields are at most 32 bits wide and
+// start at most 7 bits into a byte, so one 8-byte load holds each; the
+// table's padding keeps the load in bounds.
+func (t *table) get(i uint32, k int) uint32 {
+	bit := uint64(i)*t.bits + uint64(t.shift[k])
+	return uint32(le.Uint64(t.data[bit>>3:]) >> (bit & 7) & t.mask[k])
 }
 
 // Open maps the symcache at path and parses it.
@@ -73,9 +101,9 @@ func IsSymcache(data []byte) bool {
 }
 
 // Parse validates data as a symcache and returns a File reading it in
-// place. data must not change while the File is used. Cost is linear in the
-// number of records: every stored index is checked once here so that
-// lookups need no checks.
+// place. data must not change while the File is used. Cost is linear in
+// the size of the file: every stored index and range entry is checked here
+// so that lookups need no checks.
 func Parse(data []byte) (*File, error) {
 	if len(data) < 8 || [4]byte(data[:4]) != Magic {
 		return nil, &FormatError{Off: 0, Msg: "bad magic", Err: ErrMagic}
@@ -90,44 +118,42 @@ func Parse(data []byte) (*File, error) {
 		return nil, &FormatError{Off: 8, Msg: fmt.Sprintf("header size %d, want %d", hs, headerSize)}
 	}
 	if uintptr(unsafe.Pointer(&data[0]))%8 != 0 {
-		// Tables are read in place as []uint32; copy misaligned input.
+		// Block starts and offsets are read in place as []uint32; copy
+		// misaligned input.
 		data = append(make([]byte, 0, len(data)+8), data...)
 	}
 	var h header
-	h.version = Version
-	h.flags = le.Uint32(data[12:])
-	copy(h.debugID[:], data[16:32])
-	h.debugAge = le.Uint32(data[32:])
-	h.language = Language(data[36])
-	h.addrBase = le.Uint64(data[40:])
-	h.arch = getRef(data[48:])
-	h.codeID = getRef(data[56:])
-	h.name = getRef(data[64:])
-	h.producer = getRef(data[72:])
-	h.nFiles = le.Uint32(data[80:])
-	h.nFuncs = le.Uint32(data[84:])
-	h.nLocs = le.Uint32(data[88:])
-	h.nRanges = le.Uint32(data[92:])
-	stringsOff := le.Uint64(data[96:])
-	h.stringsLen = le.Uint64(data[104:])
-	h.imageBase = le.Uint64(data[112:])
-	h.layout()
-	if stringsOff != h.stringsOff {
-		return nil, &FormatError{Off: 96, Msg: fmt.Sprintf("string table at %#x, counts put it at %#x", stringsOff, h.stringsOff)}
+	h.decode(data)
+	for k, w := range h.funcWidths {
+		if w > 32 {
+			return nil, &FormatError{Off: 108 + uint64(k), Msg: fmt.Sprintf("function field width %d above 32", w)}
+		}
 	}
-	if h.stringsOff > uint64(len(data)) || h.stringsLen > uint64(len(data))-h.stringsOff {
-		return nil, &FormatError{Off: 104, Msg: fmt.Sprintf("tables end at %#x beyond file size %#x", h.stringsOff+h.stringsLen, len(data))}
+	for k, w := range h.locWidths {
+		if w > 32 {
+			return nil, &FormatError{Off: 114 + uint64(k), Msg: fmt.Sprintf("location field width %d above 32", w)}
+		}
+	}
+	// Records of zero-width fields take no space; bound their number by
+	// the file's bits so that validating them is linear in its size.
+	if n := max(h.nFuncs, h.nLocs); uint64(n) > 8*uint64(len(data)) {
+		return nil, &FormatError{Off: 84, Msg: fmt.Sprintf("%d records for a file of %#x bytes", n, len(data))}
+	}
+	h.layout()
+	if h.size != uint64(len(data)) {
+		return nil, &FormatError{Off: 80, Msg: fmt.Sprintf("counts give a file of %#x bytes, have %#x", h.size, len(data))}
 	}
 	f := &File{h: h, data: data}
 	f.files = data[h.filesOff : h.filesOff+uint64(h.nFiles)*fileSize]
-	f.funcs = data[h.funcsOff : h.funcsOff+uint64(h.nFuncs)*funcSize]
-	f.locs = data[h.locsOff : h.locsOff+uint64(h.nLocs)*locSize]
-	f.strs = data[h.stringsOff : h.stringsOff+h.stringsLen]
-	if h.nRanges > 0 {
-		f.starts = unsafe.Slice((*uint32)(unsafe.Pointer(&data[h.startsOff])), h.nRanges)
-		f.rlocs = unsafe.Slice((*uint32)(unsafe.Pointer(&data[h.rlocsOff])), h.nRanges)
+	f.funcs = newTable(data[h.funcsOff:h.funcsOff+packedSize(h.nFuncs, recordBits(h.funcWidths[:]))], h.funcWidths[:])
+	f.locs = newTable(data[h.locsOff:h.locsOff+packedSize(h.nLocs, recordBits(h.locWidths[:]))], h.locWidths[:])
+	f.entries = data[h.entriesOff : h.entriesOff+uint64(h.entriesLen)]
+	f.strs = data[h.stringsOff:]
+	if h.nBlocks > 0 {
+		f.starts = unsafe.Slice((*uint32)(unsafe.Pointer(&data[h.startsOff])), h.nBlocks)
+		f.offs = unsafe.Slice((*uint32)(unsafe.Pointer(&data[h.offsOff])), h.nBlocks)
 		if !littleEndianHost {
-			f.starts, f.rlocs = swapped(f.starts), swapped(f.rlocs)
+			f.starts, f.offs = swapped(f.starts), swapped(f.offs)
 		}
 	}
 	if err := f.validate(); err != nil {
@@ -168,44 +194,100 @@ func (f *File) validate() error {
 			return err
 		}
 	}
+	if err := f.validateRanges(); err != nil {
+		return err
+	}
+	// Records are packed, so errors name the record's first byte.
 	for i := uint32(0); i < h.nFuncs; i++ {
-		p := f.funcs[int(i)*funcSize:]
-		off := h.funcsOff + uint64(i)*funcSize
-		if err := f.checkRef(off, getRef(p)); err != nil {
+		off := h.funcsOff + uint64(i)*f.funcs.bits/8
+		if err := f.checkRef(off, strRef{f.funcs.get(i, fnName), f.funcs.get(i, fnNameLen)}); err != nil {
 			return err
 		}
-		if df := le.Uint32(p[12:]); df != None && df >= h.nFiles {
-			return &FormatError{Off: off + 12, Msg: fmt.Sprintf("function %d: file index %d out of range", i, df)}
+		if df := f.funcs.get(i, fnDeclFile); df > h.nFiles {
+			return &FormatError{Off: off, Msg: fmt.Sprintf("function %d: file index %d out of range", i, df-1)}
+		}
+		if e := f.funcs.get(i, fnEntry); e != 0 && h.addrBase > ^uint64(0)-uint64(e-1) {
+			return &FormatError{Off: off, Msg: fmt.Sprintf("function %d: entry %#x overflows from address base %#x", i, e-1, h.addrBase)}
 		}
 	}
 	for i := uint32(0); i < h.nLocs; i++ {
-		p := f.locs[int(i)*locSize:]
-		off := h.locsOff + uint64(i)*locSize
-		if fi := le.Uint32(p); fi != None && fi >= h.nFiles {
-			return &FormatError{Off: off, Msg: fmt.Sprintf("location %d: file index %d out of range", i, fi)}
+		off := h.locsOff + uint64(i)*f.locs.bits/8
+		if fi := f.locs.get(i, locFile); fi > h.nFiles {
+			return &FormatError{Off: off, Msg: fmt.Sprintf("location %d: file index %d out of range", i, fi-1)}
 		}
-		if fn := le.Uint32(p[8:]); fn != None && fn >= h.nFuncs {
-			return &FormatError{Off: off + 8, Msg: fmt.Sprintf("location %d: function index %d out of range", i, fn)}
+		if fn := f.locs.get(i, locFunction); fn > h.nFuncs {
+			return &FormatError{Off: off, Msg: fmt.Sprintf("location %d: function index %d out of range", i, fn-1)}
 		}
 		// Parents come before children, which also rules out cycles, so
 		// walking inline parents always ends.
-		if pa := le.Uint32(p[12:]); pa != None && pa >= i {
-			return &FormatError{Off: off + 12, Msg: fmt.Sprintf("location %d: parent %d not before it", i, pa)}
+		if pa := f.locs.get(i, locParent); pa > i {
+			return &FormatError{Off: off, Msg: fmt.Sprintf("location %d: parent %d not before it", i, pa-1)}
 		}
-	}
-	for i, s := range f.starts {
-		if i > 0 && s <= f.starts[i-1] {
-			return &FormatError{Off: h.startsOff + uint64(i)*4, Msg: fmt.Sprintf("range %d: start %#x not above previous %#x", i, s, f.starts[i-1])}
-		}
-		if l := f.rlocs[i]; l != None && l >= h.nLocs {
-			return &FormatError{Off: h.rlocsOff + uint64(i)*4, Msg: fmt.Sprintf("range %d: location %d out of range", i, l)}
-		}
-	}
-	// Range bounds are computed as base + start; they must not wrap.
-	if n := len(f.starts); n > 0 && h.addrBase > ^uint64(0)-uint64(f.starts[n-1]) {
-		return &FormatError{Off: 40, Msg: fmt.Sprintf("address base %#x plus range start %#x overflows", h.addrBase, f.starts[n-1])}
 	}
 	return nil
+}
+
+// validateRanges checks the block index and decodes every range entry
+// (§6).
+func (f *File) validateRanges() error {
+	h := &f.h
+	if (h.nBlocks == 0) != (h.entriesLen == 0) {
+		return &FormatError{Off: 92, Msg: fmt.Sprintf("%d blocks of range entries in %d bytes", h.nBlocks, h.entriesLen)}
+	}
+	for b := range f.starts {
+		switch {
+		case b > 0 && f.starts[b] <= f.starts[b-1]:
+			return &FormatError{Off: h.startsOff + uint64(b)*4, Msg: fmt.Sprintf("block %d: start %#x not above previous %#x", b, f.starts[b], f.starts[b-1])}
+		case b == 0 && f.offs[b] != 0:
+			return &FormatError{Off: h.offsOff, Msg: fmt.Sprintf("block 0: entries start at %#x, not 0", f.offs[b])}
+		case b > 0 && f.offs[b] <= f.offs[b-1] || f.offs[b] >= h.entriesLen:
+			return &FormatError{Off: h.offsOff + uint64(b)*4, Msg: fmt.Sprintf("block %d: entries at %#x out of order or beyond %#x bytes", b, f.offs[b], h.entriesLen)}
+		}
+	}
+	n, maxAddr := uint64(0), uint64(0)
+	for b := range f.starts {
+		lo, hi := f.blockBytes(b)
+		limit := uint64(None) // the entries' addresses must stay below the next block's
+		if b+1 < len(f.starts) {
+			limit = uint64(f.starts[b+1]) - 1
+		}
+		c := cursor{b: f.entries[lo:hi], entryState: entryState{addr: uint64(f.starts[b])}}
+		for first := true; ; first = false {
+			p := c.p
+			prev := c.addr
+			if !c.next(first) {
+				if c.bad != "" {
+					return &FormatError{Off: h.entriesOff + uint64(lo) + uint64(p), Msg: fmt.Sprintf("block %d: range entry: %s", b, c.bad)}
+				}
+				break
+			}
+			if c.addr > limit || !first && c.addr <= prev {
+				return &FormatError{Off: h.entriesOff + uint64(lo) + uint64(p), Msg: fmt.Sprintf("block %d: range entry at %#x beyond %#x", b, c.addr, limit)}
+			}
+			if c.loc > h.nLocs {
+				return &FormatError{Off: h.entriesOff + uint64(lo) + uint64(p), Msg: fmt.Sprintf("block %d: range entry names location %d of %d", b, c.loc-1, h.nLocs)}
+			}
+			n++
+			maxAddr = c.addr
+		}
+	}
+	if n != uint64(h.nRanges) {
+		return &FormatError{Off: 96, Msg: fmt.Sprintf("%d ranges, the entries hold %d", h.nRanges, n)}
+	}
+	// Range bounds are computed as base + start; they must not wrap.
+	if h.addrBase > ^uint64(0)-maxAddr {
+		return &FormatError{Off: 40, Msg: fmt.Sprintf("address base %#x plus range start %#x overflows", h.addrBase, maxAddr)}
+	}
+	return nil
+}
+
+// blockBytes returns where block b's entries are.
+func (f *File) blockBytes(b int) (lo, hi uint32) {
+	hi = uint32(len(f.entries))
+	if b+1 < len(f.offs) {
+		hi = f.offs[b+1]
+	}
+	return f.offs[b], hi
 }
 
 func (f *File) str(r strRef) string {
@@ -238,18 +320,18 @@ func (f *File) Counts() (files, funcs, locs, ranges int) {
 func (f *File) Size() int { return len(f.data) }
 
 // Lookup returns the innermost location of addr, a file address of the
-// object (not module-relative). It allocates nothing. Cost: a binary search
-// over the ranges.
+// object (not module-relative). It allocates nothing. Cost: a binary
+// search over the blocks and the decoding of part of one.
 func (f *File) Lookup(addr uint64) (Loc, bool) {
-	if len(f.starts) == 0 || addr < f.h.addrBase || addr-f.h.addrBase > 0xffffffff {
+	if len(f.starts) == 0 || addr < f.h.addrBase || addr-f.h.addrBase > uint64(None) {
 		return Loc{}, false
 	}
-	rel := uint32(addr - f.h.addrBase)
-	// The last range whose start is <= rel.
+	rel := addr - f.h.addrBase
+	// The last block whose start is <= rel.
 	lo, hi := 0, len(f.starts)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if f.starts[m] <= rel {
+		if uint64(f.starts[m]) <= rel {
 			lo = m + 1
 		} else {
 			hi = m
@@ -258,43 +340,98 @@ func (f *File) Lookup(addr uint64) (Loc, bool) {
 	if lo == 0 {
 		return Loc{}, false
 	}
-	l := f.rlocs[lo-1]
-	if l == None {
+	b := lo - 1
+	blo, bhi := f.blockBytes(b)
+	c := cursor{b: f.entries[blo:bhi], entryState: entryState{addr: uint64(f.starts[b])}}
+	c.next(true)
+	at := c.entryState
+	for c.next(false) && c.addr <= rel {
+		at = c.entryState
+	}
+	if at.loc == 0 {
 		return Loc{}, false
 	}
-	return Loc{f: f, i: l}, true
+	return Loc{f: f, i: at.loc - 1, line: at.line, column: at.column, discr: at.discr}, true
 }
 
-// Loc is a source location in a symcache. The zero Loc is invalid.
+// Span is an address range of a symcache and the innermost location of
+// its addresses.
+type Span struct {
+	Start, End uint64 // End is the next range's start, or the end of the address space
+	Loc        Loc
+	Known      bool // false: nothing is known about these addresses
+}
+
+// Ranges returns the ranges in address order.
+func (f *File) Ranges() iter.Seq[Span] {
+	return func(yield func(Span) bool) {
+		var s Span
+		have := false
+		for b := range f.starts {
+			lo, hi := f.blockBytes(b)
+			c := cursor{b: f.entries[lo:hi], entryState: entryState{addr: uint64(f.starts[b])}}
+			for first := true; c.next(first); first = false {
+				if have {
+					s.End = f.h.addrBase + c.addr
+					if !yield(s) {
+						return
+					}
+				}
+				s = Span{Start: f.h.addrBase + c.addr}
+				if s.Known = c.loc != 0; s.Known {
+					s.Loc = Loc{f: f, i: c.loc - 1, line: c.line, column: c.column, discr: c.discr}
+				}
+				have = true
+			}
+		}
+		if have {
+			s.End = ^uint64(0)
+			yield(s)
+		}
+	}
+}
+
+// NumRanges returns the number of address ranges.
+func (f *File) NumRanges() int { return int(f.h.nRanges) }
+
+// Loc is a frame of a looked-up address: a location record and, for the
+// innermost frame, the line, column and discriminator of the address's
+// range. The zero Loc is invalid.
 type Loc struct {
-	f *File
-	i uint32
+	f                   *File
+	i                   uint32
+	line, column, discr uint32
 }
 
-// Records are found with int arithmetic: a uint32 index times the record
-// size would wrap in files of more than 4 GiB.
-func (l Loc) rec() []byte { return l.f.locs[int(l.i)*locSize : int(l.i)*locSize+locSize] }
+// loc returns location record i as a frame: a call site.
+func (f *File) loc(i uint32) Loc {
+	return Loc{f: f, i: i, line: f.locs.get(i, locLine), column: f.locs.get(i, locColumn), discr: f.locs.get(i, locDiscr)}
+}
 
 // Line returns the line number, 0 when unknown.
-func (l Loc) Line() uint32 { return le.Uint32(l.rec()[4:]) }
+func (l Loc) Line() uint32 { return l.line }
 
 // Column returns the column number, 0 when unknown.
-func (l Loc) Column() uint32 { return uint32(le.Uint16(l.rec()[16:])) }
+func (l Loc) Column() uint32 { return l.column }
 
 // Discriminator returns the DWARF discriminator of the location.
-func (l Loc) Discriminator() uint32 { return uint32(le.Uint16(l.rec()[18:])) }
+func (l Loc) Discriminator() uint32 { return l.discr }
 
 // File returns the source file path, "" when unknown.
 func (l Loc) File() string {
-	fi := le.Uint32(l.rec())
-	if fi == None {
+	fi := l.f.locs.get(l.i, locFile)
+	if fi == 0 {
 		return ""
 	}
-	return l.f.str(getRef(l.f.files[int(fi)*fileSize:]))
+	return l.f.fileName(fi - 1)
+}
+
+func (f *File) fileName(i uint32) string {
+	return f.str(getRef(f.files[int(i)*fileSize:]))
 }
 
 // FunctionIndex returns the index of the location's function, or None.
-func (l Loc) FunctionIndex() uint32 { return le.Uint32(l.rec()[8:]) }
+func (l Loc) FunctionIndex() uint32 { return l.f.locs.get(l.i, locFunction) - 1 }
 
 // Function returns the location's function; ok is false when unknown.
 func (l Loc) Function() (fn Func, ok bool) {
@@ -307,14 +444,16 @@ func (l Loc) Function() (fn Func, ok bool) {
 
 // Parent returns the location this one was inlined into.
 func (l Loc) Parent() (Loc, bool) {
-	p := le.Uint32(l.rec()[12:])
-	if p == None {
+	p := l.f.locs.get(l.i, locParent)
+	if p == 0 {
 		return Loc{}, false
 	}
-	return Loc{f: l.f, i: p}, true
+	return l.f.loc(p - 1), true
 }
 
-// Index returns the location's index in the file, a stable identity.
+// Index returns the index of the location record, a stable identity
+// within the file. Ranges that differ only in line, column or
+// discriminator share it.
 func (l Loc) Index() uint32 { return l.i }
 
 // Func is a function of a symcache.
@@ -329,52 +468,35 @@ func (f *File) NumFuncs() int { return int(f.h.nFuncs) }
 // Func returns function record i, 0 <= i < NumFuncs.
 func (f *File) Func(i int) Func { return Func{f: f, i: uint32(i)} }
 
-func (fn Func) rec() []byte { return fn.f.funcs[int(fn.i)*funcSize : int(fn.i)*funcSize+funcSize] }
-
 // Index returns the function's index, a stable identity within the file.
 func (fn Func) Index() uint32 { return fn.i }
 
 // Name returns the function's raw name, mangled when the producer recorded
 // a linkage name.
-func (fn Func) Name() string { return fn.f.str(getRef(fn.rec())) }
+func (fn Func) Name() string {
+	return fn.f.str(strRef{fn.f.funcs.get(fn.i, fnName), fn.f.funcs.get(fn.i, fnNameLen)})
+}
 
 // Entry returns the function's start address, if known.
 func (fn Func) Entry() (uint64, bool) {
-	e := le.Uint32(fn.rec()[8:])
-	if e == None {
+	e := fn.f.funcs.get(fn.i, fnEntry)
+	if e == 0 {
 		return 0, false
 	}
-	return fn.f.h.addrBase + uint64(e), true
+	return fn.f.h.addrBase + uint64(e-1), true
 }
 
 // DeclFile returns the file that declares the function, "" when unknown.
 func (fn Func) DeclFile() string {
-	fi := le.Uint32(fn.rec()[12:])
-	if fi == None {
+	fi := fn.f.funcs.get(fn.i, fnDeclFile)
+	if fi == 0 {
 		return ""
 	}
-	return fn.f.str(getRef(fn.f.files[int(fi)*fileSize:]))
+	return fn.f.fileName(fi - 1)
 }
 
 // DeclLine returns the line of the function's declaration, 0 when unknown.
-func (fn Func) DeclLine() uint32 { return le.Uint32(fn.rec()[16:]) }
+func (fn Func) DeclLine() uint32 { return fn.f.funcs.get(fn.i, fnDeclLine) }
 
 // Language returns the language the function was written in.
-func (fn Func) Language() Language { return Language(fn.rec()[20]) }
-
-// NumRanges returns the number of address ranges.
-func (f *File) NumRanges() int { return len(f.starts) }
-
-// Range returns range i: its start address, the start of the next range
-// (or the end of the address space for the last), and its location.
-func (f *File) Range(i int) (start, end uint64, loc Loc, ok bool) {
-	start = f.h.addrBase + uint64(f.starts[i])
-	end = ^uint64(0)
-	if i+1 < len(f.starts) {
-		end = f.h.addrBase + uint64(f.starts[i+1])
-	}
-	if l := f.rlocs[i]; l != None {
-		return start, end, Loc{f: f, i: l}, true
-	}
-	return start, end, Loc{}, false
-}
+func (fn Func) Language() Language { return Language(fn.f.funcs.get(fn.i, fnLang)) }

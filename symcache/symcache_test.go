@@ -36,87 +36,137 @@ type frame struct {
 // cacheSpec is what a test adds to a Builder, and its model of the result.
 type cacheSpec struct {
 	b         *symcache.Builder
-	fileNames map[uint32]string  // file index → path
-	frames    map[uint32][]frame // location index → its frame and its parents'
-	ranges    []rangeAdd         // in the order added
+	fileNames map[uint32]string   // file index → path
+	funcNames map[uint32]string   // function index → name
+	locs      []symcache.Location // as added
+	ranges    []symcache.Range    // in the order added
 }
 
-type rangeAdd struct {
-	start uint64
-	loc   uint32
-}
-
-func (c *cacheSpec) loc(l symcache.Location, fn string) uint32 {
-	i := c.b.Location(l)
-	f := frame{Line: l.Line, Column: min(l.Column, 0xffff), Discr: min(l.Discriminator, 0xffff), Function: fn, FuncIdx: l.Function}
-	if l.File != symcache.None {
-		f.File = c.fileNames[l.File]
-	}
-	chain := []frame{f}
-	if l.Parent != symcache.None {
-		chain = append(chain, c.frames[l.Parent]...)
-	}
-	c.frames[i] = chain
+func (c *cacheSpec) file(p string) uint32 {
+	i := c.b.File(p)
+	c.fileNames[i] = p
 	return i
 }
 
-func (c *cacheSpec) rng(start uint64, loc uint32) {
-	c.b.Range(start, loc)
-	c.ranges = append(c.ranges, rangeAdd{start, loc})
+func (c *cacheSpec) fn(f symcache.Function) uint32 {
+	i := c.b.Function(f)
+	c.funcNames[i] = f.Name
+	return i
+}
+
+func (c *cacheSpec) loc(l symcache.Location) uint32 {
+	c.locs = append(c.locs, l)
+	return c.b.Location(l)
+}
+
+func (c *cacheSpec) rng(r symcache.Range) {
+	c.b.Range(r)
+	c.ranges = append(c.ranges, r)
+}
+
+// frame returns the frame location i shows with the given line, column and
+// discriminator.
+func (c *cacheSpec) frame(i, line, col, discr uint32) frame {
+	l := c.locs[i]
+	f := frame{Line: line, Column: col, Discr: discr, FuncIdx: l.Function}
+	if l.File != symcache.None {
+		f.File = c.fileNames[l.File]
+	}
+	if l.Function != symcache.None {
+		f.Function = c.funcNames[l.Function]
+	}
+	return f
 }
 
 // want is the model of Lookup: the range with the greatest start at or
-// below addr (the last added among equal starts) gives the location.
-func (c *cacheSpec) want(addr uint64) (uint32, bool) {
-	best, found := rangeAdd{}, false
+// below addr gives the frames (a known range wins over an unknown one at
+// the same start: that is an unknown end the next run makes redundant).
+func (c *cacheSpec) want(addr uint64) ([]frame, bool) {
+	base := ^uint64(0)
 	for _, r := range c.ranges {
-		if r.start <= addr && (!found || r.start >= best.start) {
+		if r.Loc != symcache.None {
+			base = min(base, r.Start)
+		}
+	}
+	if addr < base || addr-base > 0xffffffff {
+		return nil, false
+	}
+	best, found := symcache.Range{}, false
+	for _, r := range c.ranges {
+		if r.Start <= addr && (!found || r.Start > best.Start || r.Start == best.Start && r.Loc != symcache.None) {
 			best, found = r, true
 		}
 	}
-	if !found || best.loc == symcache.None {
-		return 0, false
+	if !found || best.Loc == symcache.None {
+		return nil, false
 	}
-	return best.loc, true
+	frames := []frame{c.frame(best.Loc, best.Line, best.Column, best.Discriminator)}
+	for p := c.locs[best.Loc].Parent; p != symcache.None; p = c.locs[p].Parent {
+		l := c.locs[p]
+		frames = append(frames, c.frame(p, l.Line, l.Column, l.Discriminator))
+	}
+	return frames, true
 }
 
 // sample builds the cache most tests use: files and functions with
-// duplicates, an inline chain three deep, clamped columns, ranges added
-// out of order with gaps, duplicates and equal starts.
+// duplicates, an inline chain three deep, columns and lines beyond 16 bits,
+// runs added out of address order, runs of several blocks, unknown ends
+// that the next run makes redundant, that fit their last block and that
+// do not, neighbours that merge, and a last range without an end.
 func sample() (*cacheSpec, []byte) {
-	c := &cacheSpec{b: symcache.NewBuilder(testInfo), fileNames: map[uint32]string{}, frames: map[uint32][]frame{}}
-	for _, p := range []string{"/src/main.c", "/src/inline.h", "/src/main.c", "/usr/include/stdio.h"} {
-		c.fileNames[c.b.File(p)] = p
+	c := &cacheSpec{b: symcache.NewBuilder(testInfo), fileNames: map[uint32]string{}, funcNames: map[uint32]string{}}
+	defer c.b.Close()
+	// A long path first puts the function names at offsets that leave
+	// room in their field for a corrupt one (TestParseErrors).
+	for _, p := range []string{"/build/" + strings.Repeat("gen/", 75) + "out.h", "/src/main.c", "/src/inline.h", "/src/main.c", "/usr/include/stdio.h"} {
+		c.file(p)
 	}
-	fa, fb := c.b.File("/src/main.c"), c.b.File("/src/inline.h")
-	main := c.b.Function(symcache.Function{Name: "main", Entry: 0x1000, DeclFile: fa, DeclLine: 10, Language: symcache.LangC})
-	helper := c.b.Function(symcache.Function{Name: "_Z6helperi", Entry: symcache.NoAddr, DeclFile: fb, DeclLine: 3, Language: symcache.LangCPlusPlus})
-	leaf := c.b.Function(symcache.Function{Name: "leaf", Entry: 0x1800, DeclFile: symcache.None, Language: symcache.LangRust})
-	if again := c.b.Function(symcache.Function{Name: "main", Entry: 0x1000, DeclFile: fa, DeclLine: 10, Language: symcache.LangC}); again != main {
+	fa, fb, fs := c.file("/src/main.c"), c.file("/src/inline.h"), c.file("/usr/include/stdio.h")
+	main := c.fn(symcache.Function{Name: "main", Entry: 0x1000, DeclFile: fa, DeclLine: 10, Language: symcache.LangC})
+	helper := c.fn(symcache.Function{Name: "_Z6helperi", Entry: symcache.NoAddr, DeclFile: fb, DeclLine: 3, Language: symcache.LangCPlusPlus})
+	leaf := c.fn(symcache.Function{Name: "leaf", Entry: 0x1800, DeclFile: symcache.None, Language: symcache.LangRust})
+	if again := c.fn(symcache.Function{Name: "main", Entry: 0x1000, DeclFile: fa, DeclLine: 10, Language: symcache.LangC}); again != main {
 		panic("function not deduplicated")
 	}
+	c.fn(symcache.Function{Name: "_ZN3gen3oneEv", Entry: symcache.NoAddr, DeclFile: 0, DeclLine: 1, Language: symcache.LangCPlusPlus})
+	two := c.fn(symcache.Function{Name: "_ZN3gen3twoEv", Entry: symcache.NoAddr, DeclFile: fs, DeclLine: 2, Language: symcache.LangCPlusPlus})
 
-	l0 := c.loc(symcache.Location{File: fa, Line: 12, Column: 3, Function: main, Parent: symcache.None}, "main")
-	l1 := c.loc(symcache.Location{File: fb, Line: 5, Column: 70000, Discriminator: 70000, Function: helper, Parent: l0}, "_Z6helperi")
-	l2 := c.loc(symcache.Location{File: fb, Line: 6, Column: 1, Discriminator: 2, Function: leaf, Parent: l1}, "leaf")
-	l3 := c.loc(symcache.Location{File: symcache.None, Line: 0, Function: symcache.None, Parent: symcache.None}, "")
-	l4 := c.loc(symcache.Location{File: fa, Line: 20, Function: main, Parent: symcache.None}, "main")
+	l0 := c.loc(symcache.Location{File: fa, Line: 12, Column: 3, Function: main, Parent: symcache.None})
+	l1 := c.loc(symcache.Location{File: fb, Line: 5, Column: 70000, Discriminator: 70000, Function: helper, Parent: l0})
+	l2 := c.loc(symcache.Location{File: fb, Function: leaf, Parent: l1})
+	l3 := c.loc(symcache.Location{File: symcache.None, Function: symcache.None, Parent: symcache.None})
+	l4 := c.loc(symcache.Location{File: fa, Function: main, Parent: symcache.None})
+	l5 := c.loc(symcache.Location{File: fs, Function: two, Parent: symcache.None})
+	r := func(start uint64, loc, line, col, discr uint32) {
+		c.rng(symcache.Range{Start: start, Loc: loc, Line: line, Column: col, Discriminator: discr})
+	}
 
-	c.rng(0x1040, l0) // out of order
-	c.rng(0x1000, l0)
-	c.rng(0x0f00, symcache.None) // leading unknown: dropped
-	c.rng(0x1010, l2)
-	c.rng(0x1018, l1)
-	c.rng(0x1020, symcache.None) // a gap
-	c.rng(0x1030, l3)
-	c.rng(0x1040, l3) // equal start: added last, wins, and continues 0x1030
-	c.rng(0x1050, l4)
-	c.rng(0x1050, l4) // a duplicate
-	c.rng(0x1058, l4) // repeats its predecessor
-	c.rng(0x1060, l0)
-	c.rng(0x1060, l2)
-	c.rng(0x1060, l0) // the last of three at one start
-	c.rng(0x1070, symcache.None)
+	r(0x1050, l4, 20, 0, 0) // a run added before the ones below it
+	r(0x1058, l4, 20, 0, 0) // repeats its predecessor: merged
+	r(0x1060, l0, 12, 3, 0)
+	r(0x1070, symcache.None, 0, 0, 0)
+
+	r(0x1000, l0, 12, 3, 0)
+	r(0x1010, l2, 6, 1, 2)
+	r(0x1018, l1, 1<<20, 1<<17, 9)
+	r(0x1020, symcache.None, 0, 0, 0) // a gap
+	r(0x1030, l3, 0, 0, 0)
+	r(0x1040, l3, 4, 0, 0)
+	r(0x1050, symcache.None, 0, 0, 0) // where the first run begins: redundant
+
+	// Two blocks and a bit; the unknown end fits the last block.
+	for i := range 40 {
+		r(0x2000+uint64(i)*4+uint64(i/7)*100, [...]uint32{l0, l1, l2}[i%3], uint32(1000-i*i), uint32(i%5), uint32(i/10))
+	}
+	r(0x3000, symcache.None, 0, 0, 0)
+	// Exactly one block; the unknown end needs a block of its own.
+	for i := range 16 {
+		r(0x4000+uint64(i)*2, l4, uint32(30+i), 0, 0)
+	}
+	r(0x4100, symcache.None, 0, 0, 0)
+	// The last range: it extends to the end of what the cache can say,
+	// 4 GiB above its first address.
+	r(0x5000, l5, 7, 0, 0)
 	var buf bytes.Buffer
 	if _, err := c.b.WriteTo(&buf); err != nil {
 		panic(err)
@@ -171,8 +221,8 @@ func TestRoundTrip(t *testing.T) {
 		t.Errorf("Info() = %+v, want %+v", got, testInfo)
 	}
 	files, funcs, locs, ranges := f.Counts()
-	if files != 3 || funcs != 3 || locs != len(c.frames) || ranges != f.NumRanges() || funcs != f.NumFuncs() {
-		t.Errorf("Counts() = %d, %d, %d, %d; want 3, 3, %d, NumRanges %d", files, funcs, locs, ranges, len(c.frames), f.NumRanges())
+	if files != 4 || funcs != 5 || locs != len(c.locs) || ranges != f.NumRanges() || funcs != f.NumFuncs() {
+		t.Errorf("Counts() = %d, %d, %d, %d; want 4, 5, %d, NumRanges %d", files, funcs, locs, ranges, len(c.locs), f.NumRanges())
 	}
 	if f.Size() != len(data) {
 		t.Errorf("Size() = %d, want %d", f.Size(), len(data))
@@ -183,48 +233,51 @@ func TestRoundTrip(t *testing.T) {
 	addrs := []uint64{0, 0xfff, 0x1000 + 1<<32, 1<<64 - 1}
 	for _, r := range c.ranges {
 		for _, d := range []uint64{^uint64(0), 0, 1} {
-			addrs = append(addrs, r.start+d)
+			addrs = append(addrs, r.Start+d)
 		}
 	}
 	for _, a := range addrs {
-		wantLoc, wantOK := c.want(a)
+		want, wantOK := c.want(a)
 		loc, ok := f.Lookup(a)
-		if ok != wantOK || ok && loc.Index() != wantLoc {
-			t.Errorf("Lookup(%#x) = %d, %v; want %d, %v", a, loc.Index(), ok, wantLoc, wantOK)
+		if ok != wantOK {
+			t.Errorf("Lookup(%#x) found %v, want %v", a, ok, wantOK)
 			continue
 		}
 		if ok {
-			if have, want := chain(t, loc), c.frames[wantLoc]; !slices.Equal(have, want) {
+			if have := chain(t, loc); !slices.Equal(have, want) {
 				t.Errorf("Lookup(%#x) frames:\nhave %+v\nwant %+v", a, have, want)
 			}
 		}
 	}
 
-	// Range(i) agrees with Lookup and the ranges are merged: neighbours
-	// differ in location, and none starts unknown.
-	for i := 0; i < f.NumRanges(); i++ {
-		start, end, loc, ok := f.Range(i)
-		if start >= end {
-			t.Errorf("Range(%d) = [%#x, %#x)", i, start, end)
+	// Ranges agree with Lookup, are merged (neighbours differ) and cover
+	// what was added; the first is known.
+	n := 0
+	var prev symcache.Span
+	for s := range f.Ranges() {
+		if s.Start >= s.End {
+			t.Errorf("range %d = [%#x, %#x)", n, s.Start, s.End)
 		}
-		for _, a := range []uint64{start, end - 1} {
-			if a-start > 0xffffffff {
+		if n == 0 && !s.Known {
+			t.Errorf("first range is unknown")
+		}
+		for _, a := range []uint64{s.Start, s.End - 1} {
+			if a-s.Start > 0xffffffff {
 				continue
 			}
-			l, lok := f.Lookup(a)
-			if lok != ok || ok && l.Index() != loc.Index() {
-				t.Errorf("Range(%d) = %#x..%#x %d %v, Lookup(%#x) = %d %v", i, start, end, loc.Index(), ok, a, l.Index(), lok)
+			l, ok := f.Lookup(a)
+			if ok != s.Known || ok && !slices.Equal(chain(t, l), chain(t, s.Loc)) {
+				t.Errorf("range %d = %#x..%#x %v, Lookup(%#x) differs", n, s.Start, s.End, s.Known, a)
 			}
 		}
-		if i > 0 {
-			_, _, prev, pok := f.Range(i - 1)
-			if pok == ok && (!ok || prev.Index() == loc.Index()) {
-				t.Errorf("Range(%d) repeats Range(%d)", i, i-1)
-			}
+		if n > 0 && prev.Known == s.Known && (!s.Known || slices.Equal(chain(t, prev.Loc), chain(t, s.Loc))) {
+			t.Errorf("range %d at %#x repeats its predecessor", n, s.Start)
 		}
+		prev = s
+		n++
 	}
-	if _, _, _, ok := f.Range(0); !ok {
-		t.Errorf("first range is unknown")
+	if n != f.NumRanges() {
+		t.Errorf("Ranges yields %d, NumRanges %d", n, f.NumRanges())
 	}
 
 	// Functions as added.
@@ -306,7 +359,9 @@ func TestOpen(t *testing.T) {
 
 func TestEmpty(t *testing.T) {
 	var buf bytes.Buffer
-	if _, err := symcache.NewBuilder(symcache.Info{}).WriteTo(&buf); err != nil {
+	b := symcache.NewBuilder(symcache.Info{})
+	defer b.Close()
+	if _, err := b.WriteTo(&buf); err != nil {
 		t.Fatal(err)
 	}
 	f := mustParse(t, buf.Bytes())
@@ -325,18 +380,20 @@ func TestEmpty(t *testing.T) {
 
 func TestTooLarge(t *testing.T) {
 	b := symcache.NewBuilder(symcache.Info{})
+	defer b.Close()
 	l := b.Location(symcache.Location{File: symcache.None, Function: symcache.None, Parent: symcache.None})
-	b.Range(0x1000, l)
-	b.Range(0x1000+1<<32, symcache.None)
+	b.Range(symcache.Range{Start: 0x1000, Loc: l})
+	b.Range(symcache.Range{Start: 0x1000 + 1<<32, Loc: symcache.None})
 	if _, err := b.WriteTo(&bytes.Buffer{}); !errors.Is(err, symcache.ErrTooLarge) {
 		t.Errorf("WriteTo over 4 GiB = %v, want ErrTooLarge", err)
 	}
 	// Just under the limit is fine, and the address at the limit's edge
 	// is the last one the cache answers for.
 	b = symcache.NewBuilder(symcache.Info{})
+	defer b.Close()
 	l = b.Location(symcache.Location{File: symcache.None, Function: symcache.None, Parent: symcache.None, Line: 9})
-	b.Range(0x1000, l)
-	b.Range(0x1000+1<<32-1, l) // same location: merged away
+	b.Range(symcache.Range{Start: 0x1000, Loc: l})
+	b.Range(symcache.Range{Start: 0x1000 + 1<<32 - 1, Loc: l}) // the same: merged away
 	var buf bytes.Buffer
 	if _, err := b.WriteTo(&buf); err != nil {
 		t.Fatal(err)
@@ -352,61 +409,206 @@ func TestTooLarge(t *testing.T) {
 	}
 }
 
-// layout computes table offsets from the counts as docs/symcache.md §1
-// specifies, independently of the package.
-type layout struct{ files, funcs, locs, starts, rlocs, strs uint64 }
+// TestBuilderMisuse checks that what the format cannot say is an error
+// from WriteTo, not a corrupt file.
+func TestBuilderMisuse(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		add  func(b *symcache.Builder)
+		want string
+	}{
+		{"overlapping runs", func(b *symcache.Builder) {
+			l := b.Location(symcache.Location{File: symcache.None, Function: symcache.None, Parent: symcache.None})
+			b.Range(symcache.Range{Start: 0x10, Loc: l})
+			b.Range(symcache.Range{Start: 0x30, Loc: l, Line: 1})
+			b.Range(symcache.Range{Start: 0x20, Loc: l, Line: 2})
+		}, "overlap"},
+		{"same start", func(b *symcache.Builder) {
+			l := b.Location(symcache.Location{File: symcache.None, Function: symcache.None, Parent: symcache.None})
+			b.Range(symcache.Range{Start: 0x10, Loc: l})
+			b.Range(symcache.Range{Start: 0x10, Loc: l, Line: 1})
+		}, "overlap"},
+		{"unknown end inside the next run", func(b *symcache.Builder) {
+			l := b.Location(symcache.Location{File: symcache.None, Function: symcache.None, Parent: symcache.None})
+			b.Range(symcache.Range{Start: 0x20, Loc: l})
+			b.Range(symcache.Range{Start: 0x30, Loc: l, Line: 1})
+			b.Range(symcache.Range{Start: 0x10, Loc: l})
+			b.Range(symcache.Range{Start: 0x21, Loc: symcache.None})
+		}, "overlap"},
+		{"location not added", func(b *symcache.Builder) {
+			b.Range(symcache.Range{Start: 0x10, Loc: 0})
+		}, "location 0 not added"},
+		{"parent not before", func(b *symcache.Builder) {
+			b.Location(symcache.Location{File: symcache.None, Function: symcache.None, Parent: 0})
+		}, "parent 0 not added before it"},
+		{"function not added", func(b *symcache.Builder) {
+			b.Location(symcache.Location{File: symcache.None, Function: 3, Parent: symcache.None})
+		}, "function 3 not added"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := symcache.NewBuilder(symcache.Info{})
+			defer b.Close()
+			tt.add(b)
+			if _, err := b.WriteTo(&bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("WriteTo = %v, want an error saying %q", err, tt.want)
+			}
+		})
+	}
+}
 
-func specLayout(nFiles, nFuncs, nLocs, nRanges uint64) layout {
+// TestSpill builds a cache whose tables outgrow memory and move to
+// temporary files, and checks it against the model.
+func TestSpill(t *testing.T) {
+	c := &cacheSpec{b: symcache.NewBuilder(testInfo), fileNames: map[uint32]string{}, funcNames: map[uint32]string{}}
+	defer c.b.Close()
+	f := c.file("/src/big.c")
+	var fns []uint32
+	for i := range 20000 {
+		fns = append(fns, c.fn(symcache.Function{Name: fmt.Sprintf("function_with_a_long_name_%d", i), Entry: symcache.NoAddr, DeclFile: f}))
+	}
+	for i := range 60000 {
+		parent := symcache.None
+		if i%3 != 0 {
+			parent = uint32(i - 1)
+		}
+		c.loc(symcache.Location{File: f, Line: uint32(i), Function: fns[i%len(fns)], Parent: parent})
+	}
+	for i := range 60000 {
+		c.rng(symcache.Range{Start: 0x10000 + uint64(i)*3, Loc: uint32(i), Line: uint32(i % 97)})
+	}
+	var buf bytes.Buffer
+	if _, err := c.b.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	sc := mustParse(t, buf.Bytes())
+	for i := 0; i < 60000; i += 997 {
+		a := 0x10000 + uint64(i)*3 + 1
+		want, _ := c.want(a)
+		loc, ok := sc.Lookup(a)
+		if !ok || !slices.Equal(chain(t, loc), want) {
+			t.Fatalf("Lookup(%#x) = %v, want %+v", a, ok, want)
+		}
+	}
+}
+
+// specLayout computes table offsets as docs/symcache.md §1 specifies,
+// independently of the package, from a file's header.
+type specLayout struct {
+	files, funcs, locs, starts, offs, entries, strs uint64
+	funcBits, locBits                               uint64
+	funcShift, locShift                             [6]uint64
+	funcWidth, locWidth                             [6]uint64
+}
+
+func layoutOf(data []byte) specLayout {
+	u32 := func(off int) uint64 {
+		return uint64(data[off]) | uint64(data[off+1])<<8 | uint64(data[off+2])<<16 | uint64(data[off+3])<<24
+	}
 	align := func(n uint64) uint64 { return (n + 7) &^ 7 }
-	var l layout
+	var l specLayout
+	for k := range 6 {
+		l.funcShift[k], l.funcWidth[k] = l.funcBits, uint64(data[108+k])
+		l.funcBits += l.funcWidth[k]
+		l.locShift[k], l.locWidth[k] = l.locBits, uint64(data[114+k])
+		l.locBits += l.locWidth[k]
+	}
+	packed := func(n, bits uint64) uint64 {
+		if n == 0 {
+			return 0
+		}
+		return (n*bits+7)/8 + 8
+	}
+	nFiles, nFuncs, nLocs, nBlocks := u32(80), u32(84), u32(88), u32(92)
 	l.files = 128
 	l.funcs = align(l.files + 8*nFiles)
-	l.locs = align(l.funcs + 24*nFuncs)
-	l.starts = align(l.locs + 20*nLocs)
-	l.rlocs = align(l.starts + 4*nRanges)
-	l.strs = align(l.rlocs + 4*nRanges)
+	l.locs = align(l.funcs + packed(nFuncs, l.funcBits))
+	l.starts = align(l.locs + packed(nLocs, l.locBits))
+	l.offs = align(l.starts + 4*nBlocks)
+	l.entries = align(l.offs + 4*nBlocks)
+	l.strs = align(l.entries + u32(100))
 	return l
+}
+
+// setBits stores v in the width bits at bit offset bit from off.
+func setBits(b []byte, off, bit, width, v uint64) {
+	for i := uint64(0); i < width; i++ {
+		p := off + (bit+i)/8
+		m := byte(1) << ((bit + i) % 8)
+		if v>>i&1 != 0 {
+			b[p] |= m
+		} else {
+			b[p] &^= m
+		}
+	}
 }
 
 func TestParseErrors(t *testing.T) {
 	_, data := sample()
 	f := mustParse(t, data)
-	nFiles, nFuncs, nLocs, nRanges := f.Counts()
-	lay := specLayout(uint64(nFiles), uint64(nFuncs), uint64(nLocs), uint64(nRanges))
+	nFiles, _, _, _ := f.Counts()
+	lay := layoutOf(data)
 	le := func(b []byte, off uint64, v uint32) {
 		b[off], b[off+1], b[off+2], b[off+3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
 	}
 	strsLen := uint32(len(data)) - uint32(lay.strs)
+	// field writes a value into field k of record i of a packed table, if
+	// the field is wide enough to hold it; v < 0 is the field's largest
+	// value.
+	field := func(b []byte, tab, bits uint64, shift, width [6]uint64, i uint64, k int, v int64) bool {
+		if v < 0 {
+			v = 1<<width[k] - 1
+		}
+		if uint64(v)>>width[k] != 0 {
+			return false
+		}
+		setBits(b, tab, i*bits+shift[k], width[k], uint64(v))
+		return true
+	}
+	fnField := func(i uint64, k int, v int64) func(b []byte) bool {
+		return func(b []byte) bool { return field(b, lay.funcs, lay.funcBits, lay.funcShift, lay.funcWidth, i, k, v) }
+	}
+	locField := func(i uint64, k int, v int64) func(b []byte) bool {
+		return func(b []byte) bool { return field(b, lay.locs, lay.locBits, lay.locShift, lay.locWidth, i, k, v) }
+	}
+	always := func(fn func(b []byte)) func(b []byte) bool {
+		return func(b []byte) bool { fn(b); return true }
+	}
 	for _, tt := range []struct {
 		name     string
-		corrupt  func(b []byte)
+		corrupt  func(b []byte) bool
 		off      uint64
 		sentinel error
 	}{
-		{"magic", func(b []byte) { b[0] = 'X' }, 0, symcache.ErrMagic},
-		{"version", func(b []byte) { le(b, 4, 2) }, 4, symcache.ErrVersion},
-		{"header size", func(b []byte) { le(b, 8, 64) }, 8, nil},
-		{"string table offset", func(b []byte) { le(b, 96, uint32(lay.strs)+8) }, 96, nil},
-		{"string table length", func(b []byte) { le(b, 104, strsLen+1) }, 104, nil},
-		{"file count", func(b []byte) { le(b, 80, uint32(nFiles+1)) }, 96, nil},
-		{"arch string", func(b []byte) { le(b, 48, strsLen) }, 48, nil},
-		{"code id string", func(b []byte) { le(b, 60, strsLen+1) }, 56, nil},
-		{"name string", func(b []byte) { le(b, 64, 0xffffffff) }, 64, nil},
-		{"producer string", func(b []byte) { le(b, 76, 0xffffffff) }, 72, nil},
-		{"file 1 path", func(b []byte) { le(b, lay.files+8+4, strsLen+1) }, lay.files + 8, nil},
-		{"function 2 name", func(b []byte) { le(b, lay.funcs+2*24, strsLen+1) }, lay.funcs + 2*24, nil},
-		{"function 1 decl file", func(b []byte) { le(b, lay.funcs+24+12, uint32(nFiles)) }, lay.funcs + 24 + 12, nil},
-		{"location 3 file", func(b []byte) { le(b, lay.locs+3*20, uint32(nFiles)) }, lay.locs + 3*20, nil},
-		{"location 0 function", func(b []byte) { le(b, lay.locs+8, uint32(nFuncs)) }, lay.locs + 8, nil},
-		{"location 2 parent is itself", func(b []byte) { le(b, lay.locs+2*20+12, 2) }, lay.locs + 2*20 + 12, nil},
-		{"location 1 parent after it", func(b []byte) { le(b, lay.locs+20+12, 4) }, lay.locs + 20 + 12, nil},
-		{"range 2 start not above range 1", func(b []byte) { copy(b[lay.starts+8:lay.starts+12], b[lay.starts+4:lay.starts+8]) }, lay.starts + 8, nil},
-		{"range 1 location", func(b []byte) { le(b, lay.rlocs+4, uint32(nLocs)) }, lay.rlocs + 4, nil},
-		{"address base overflows", func(b []byte) { le(b, 40, 0xffffffff); le(b, 44, 0xffffffff) }, 40, nil},
+		{"magic", always(func(b []byte) { b[0] = 'X' }), 0, symcache.ErrMagic},
+		{"version", always(func(b []byte) { le(b, 4, 1) }), 4, symcache.ErrVersion},
+		{"header size", always(func(b []byte) { le(b, 8, 64) }), 8, nil},
+		{"file count", always(func(b []byte) { le(b, 80, uint32(nFiles+1)) }), 80, nil},
+		{"string table length", always(func(b []byte) { le(b, 104, strsLen+1) }), 80, nil},
+		{"function field width", always(func(b []byte) { b[110] = 33 }), 110, nil},
+		{"location field width", always(func(b []byte) { b[119] = 40 }), 119, nil},
+		{"arch string", always(func(b []byte) { le(b, 48, strsLen) }), 48, nil},
+		{"code id string", always(func(b []byte) { le(b, 60, strsLen+1) }), 56, nil},
+		{"name string", always(func(b []byte) { le(b, 64, 0xffffffff) }), 64, nil},
+		{"producer string", always(func(b []byte) { le(b, 76, 0xffffffff) }), 72, nil},
+		{"file 1 path", always(func(b []byte) { le(b, lay.files+8+4, strsLen+1) }), lay.files + 8, nil},
+		{"function 2 name", fnField(2, 0, -1), lay.funcs + 2*lay.funcBits/8, nil},
+		{"function 1 decl file", fnField(1, 3, -1), lay.funcs + lay.funcBits/8, nil},
+		{"location 3 file", locField(3, 0, -1), lay.locs + 3*lay.locBits/8, nil},
+		{"location 0 function", locField(0, 4, -1), lay.locs, nil},
+		{"location 2 parent is itself", locField(2, 5, 3), lay.locs + 2*lay.locBits/8, nil},
+		{"location 1 parent after it", locField(1, 5, 3), lay.locs + lay.locBits/8, nil},
+		{"block 2 start not above block 1", always(func(b []byte) { copy(b[lay.starts+8:lay.starts+12], b[lay.starts+4:lay.starts+8]) }), lay.starts + 8, nil},
+		{"block 1 entries before block 0", always(func(b []byte) { le(b, lay.offs+4, 0) }), lay.offs + 4, nil},
+		{"block 0 entries not at 0", always(func(b []byte) { le(b, lay.offs, 1) }), lay.offs, nil},
+		{"first entry with an address delta", always(func(b []byte) { b[lay.entries] |= 1 }), lay.entries, nil},
+		{"range count", always(func(b []byte) { le(b, 96, uint32(f.NumRanges()+1)) }), 96, nil},
+		{"address base overflows", always(func(b []byte) { le(b, 40, 0xffffffff); le(b, 44, 0xffffffff) }), 40, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			b := bytes.Clone(data)
-			tt.corrupt(b)
+			if !tt.corrupt(b) {
+				t.Fatalf("the sample's field is too narrow for the corruption")
+			}
 			_, err := symcache.Parse(b)
 			var fe *symcache.FormatError
 			if !errors.As(err, &fe) {
@@ -443,7 +645,7 @@ func TestTruncated(t *testing.T) {
 func walk(f *symcache.File, addr uint64) (n int) {
 	loc, ok := f.Lookup(addr)
 	for ok {
-		n += len(loc.File()) + int(loc.Line())
+		n += len(loc.File()) + int(loc.Line()) + int(loc.Column())
 		if fn, ok := loc.Function(); ok {
 			n += len(fn.Name())
 		}
@@ -457,7 +659,7 @@ func TestLookupNoAllocs(t *testing.T) {
 	f := mustParse(t, data)
 	var addrs []uint64
 	for _, r := range c.ranges {
-		addrs = append(addrs, r.start-1, r.start, r.start+1)
+		addrs = append(addrs, r.Start-1, r.Start, r.Start+1)
 	}
 	sum := 0
 	if n := testing.AllocsPerRun(100, func() {

@@ -1,8 +1,11 @@
 package symcache
 
 import (
+	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"slices"
 )
@@ -34,106 +37,293 @@ type Function struct {
 // NoAddr marks an unknown function entry address.
 const NoAddr = ^uint64(0)
 
-// Location is a source location record (docs/symcache.md §5): where the
-// code of Function is, and, for inlined code, the location it was inlined
-// into (Parent).
+// Location is a location record (docs/symcache.md §5): the code of
+// Function in File and, for inlined code, the location it was inlined into
+// (Parent). A range names a location for its file, function and parents,
+// and gives the line, column and discriminator itself; the location's own
+// line, column and discriminator are those of a call site, for locations
+// that are some other's Parent.
 type Location struct {
 	File          uint32 // file index, or None
 	Line          uint32
-	Column        uint32 // stored clamped to 16 bits
-	Discriminator uint32 // stored clamped to 16 bits
+	Column        uint32
+	Discriminator uint32
 	Function      uint32 // function index, or None
 	Parent        uint32 // location index, or None
 }
 
-// Builder accumulates the tables of a symcache. Strings, files, functions
-// and locations are deduplicated. A Builder is not safe for concurrent use;
+// Range says that the addresses from Start up to the next range's start
+// are the code of location Loc at Line, Column and Discriminator; Loc None
+// says nothing is known about them (docs/symcache.md §6).
+type Range struct {
+	Start         uint64
+	Loc           uint32
+	Line          uint32
+	Column        uint32
+	Discriminator uint32
+}
+
+// Builder accumulates the tables of a symcache and writes it. Strings,
+// files and functions are deduplicated; locations are not (producers know
+// which can repeat and deduplicate those cheaply). Location records and
+// range entries are encoded as they are added and kept in temporary
+// storage that moves to an unlinked temporary file as it grows, so a big
+// build holds neither in memory. A Builder is not safe for concurrent use;
 // parallel producers build their parts separately and add them in a fixed
 // order, so the output does not depend on scheduling.
 type Builder struct {
-	info    Info
-	strings []byte
-	strIdx  map[string]strRef
-	files   []uint32 // string index (position in strRefs)
+	info Info
+	err  error // the first misuse, returned by WriteTo
+
+	seed    [2]maphash.Seed
+	strs    spill
+	names   []nameRec
+	nameIdx map[uint64]uint32 // by the first half of a name's hash: its first nameRec
+	files   []strRef
 	fileIdx map[string]uint32
-	funcs   []Function
-	funcRef []strRef
-	funcIdx map[Function]uint32
-	locs    []Location
-	starts  []uint64
-	rlocs   []uint32
-	fileRef []strRef
+	funcs   []funcRec
+
+	locs   spill // locRecSize-byte records as added
+	nLocs  uint32
+	locMax [locFields]uint32
+
+	run     []Range // the run being added
+	runs    []run
+	blocks  []block // of all runs, as encoded
+	entries spill
+	buf     []byte // scratch for encoding a record or a block
 }
 
+// nameRec is a string of the string table. Strings are identified by a
+// 128-bit hash of their content: a collision among the strings of any
+// debug file is far less likely than a hardware fault, and it spares the
+// Builder from keeping the strings (or views into the input) to compare.
+type nameRec struct {
+	hash1   uint64 // the second half of the hash; the first is the key in nameIdx
+	ref     strRef
+	next    uint32 // the next string whose hash's first half is the same, or None
+	firstFn uint32 // the last function added with this name, or None
+}
+
+type funcRec struct {
+	name     strRef
+	entry    uint64
+	declFile uint32
+	declLine uint32
+	lang     Language
+	sameName uint32 // the function added before with the same name, or None
+}
+
+// A run is a sequence of ranges added with increasing starts, ended by a
+// range that does not increase or by an unknown range (which it keeps as
+// its end). Runs are encoded as they end and ordered by address when the
+// file is written.
+type run struct {
+	first, last uint64   // starts of the first and last entries
+	blocks      [2]int   // of Builder.blocks
+	bytes       [2]int64 // of Builder.entries
+	tail        entryState
+	tailCount   int // entries in the last block
+	end         uint64
+	hasEnd      bool
+}
+
+func (r *run) empty() bool { return r.blocks[0] == r.blocks[1] }
+
+// start is where the run's addresses begin.
+func (r *run) start() uint64 {
+	if r.empty() {
+		return r.end
+	}
+	return r.first
+}
+
+type block struct {
+	start uint64
+	off   int64
+}
+
+const locRecSize = 4 * locFields
+
 // NewBuilder returns an empty Builder for an object described by info.
+// Close releases its temporary storage.
 func NewBuilder(info Info) *Builder {
 	return &Builder{
 		info:    info,
-		strIdx:  make(map[string]strRef),
+		buf:     make([]byte, 0, 64),
+		seed:    [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
+		nameIdx: make(map[uint64]uint32),
 		fileIdx: make(map[string]uint32),
-		funcIdx: make(map[Function]uint32),
 	}
 }
 
-func (b *Builder) str(s string) strRef {
-	if r, ok := b.strIdx[s]; ok {
-		return r
-	}
-	r := strRef{off: uint32(len(b.strings)), len: uint32(len(s))}
-	b.strings = append(b.strings, s...)
-	b.strIdx[s] = r
-	return r
+// Close releases the Builder's temporary storage.
+func (b *Builder) Close() error {
+	return errors.Join(b.strs.close(), b.locs.close(), b.entries.close())
 }
+
+func (b *Builder) fail(format string, args ...any) {
+	if b.err == nil {
+		b.err = fmt.Errorf("symcache: "+format, args...)
+	}
+}
+
+// name returns the record of string s, adding it.
+func (b *Builder) name(s string) *nameRec {
+	h0, h1 := maphash.String(b.seed[0], s), maphash.String(b.seed[1], s)
+	i, ok := b.nameIdx[h0]
+	last := None
+	for ok && i != None {
+		if b.names[i].hash1 == h1 {
+			return &b.names[i]
+		}
+		last, i = i, b.names[i].next
+	}
+	if b.strs.n+int64(len(s)) > int64(None) {
+		b.fail("string table exceeds 4 GiB: %w", ErrTooLarge)
+	}
+	i = uint32(len(b.names))
+	b.names = append(b.names, nameRec{hash1: h1, ref: strRef{off: uint32(b.strs.n), len: uint32(len(s))}, next: None, firstFn: None})
+	b.strs.writeString(s)
+	if last == None {
+		b.nameIdx[h0] = i
+	} else {
+		b.names[last].next = i
+	}
+	return &b.names[i]
+}
+
+func (b *Builder) str(s string) strRef { return b.name(s).ref }
 
 // File returns the index of the file with the given path, adding it.
 func (b *Builder) File(path string) uint32 {
 	if i, ok := b.fileIdx[path]; ok {
 		return i
 	}
-	i := uint32(len(b.fileRef))
-	b.fileRef = append(b.fileRef, b.str(path))
+	i := uint32(len(b.files))
+	b.files = append(b.files, b.str(path))
 	b.fileIdx[path] = i
 	return i
 }
 
 // Function returns the index of f, adding it.
 func (b *Builder) Function(f Function) uint32 {
-	if i, ok := b.funcIdx[f]; ok {
-		return i
+	n := b.name(f.Name)
+	for i := n.firstFn; i != None; i = b.funcs[i].sameName {
+		g := &b.funcs[i]
+		if g.entry == f.Entry && g.declFile == f.DeclFile && g.declLine == f.DeclLine && g.lang == f.Language {
+			return i
+		}
+	}
+	if f.DeclFile != None && f.DeclFile >= uint32(len(b.files)) {
+		b.fail("function %q: file %d not added", f.Name, f.DeclFile)
 	}
 	i := uint32(len(b.funcs))
-	b.funcs = append(b.funcs, f)
-	b.funcRef = append(b.funcRef, b.str(f.Name))
-	b.funcIdx[f] = i
+	b.funcs = append(b.funcs, funcRec{name: n.ref, entry: f.Entry, declFile: f.DeclFile, declLine: f.DeclLine, lang: f.Language, sameName: n.firstFn})
+	n.firstFn = i
 	return i
 }
 
-// Location appends l and returns its index. Its Parent must already have
-// been added. Locations are not deduplicated here: producers know which
-// can repeat (within one compilation unit) and deduplicate those cheaply.
+// Location appends l and returns its index. Its Parent, file and
+// function must already have been added.
 func (b *Builder) Location(l Location) uint32 {
-	l.Column = min(l.Column, 0xffff)
-	l.Discriminator = min(l.Discriminator, 0xffff)
-	i := uint32(len(b.locs))
-	b.locs = append(b.locs, l)
+	i := b.nLocs
+	switch {
+	case l.File != None && l.File >= uint32(len(b.files)):
+		b.fail("location %d: file %d not added", i, l.File)
+	case l.Function != None && l.Function >= uint32(len(b.funcs)):
+		b.fail("location %d: function %d not added", i, l.Function)
+	case l.Parent != None && l.Parent >= i:
+		b.fail("location %d: parent %d not added before it", i, l.Parent)
+	case i == None-1:
+		b.fail("more than %d locations: %w", i, ErrTooLarge)
+	}
+	// Indexes are stored plus one, so that 0 means None.
+	rec := [locFields]uint32{locFile: l.File + 1, locLine: l.Line, locColumn: l.Column, locDiscr: l.Discriminator,
+		locFunction: l.Function + 1, locParent: l.Parent + 1}
+	raw := b.buf[:locRecSize]
+	for k, v := range rec {
+		b.locMax[k] = max(b.locMax[k], v)
+		le.PutUint32(raw[4*k:], v)
+	}
+	b.locs.write(raw)
+	b.nLocs++
 	return i
 }
 
-// Range records that addresses from start up to the next range's start
-// resolve to location loc (None: nothing known). Ranges may be added in any
-// order; where two start at the same address the one added last wins.
-func (b *Builder) Range(start uint64, loc uint32) {
-	b.starts = append(b.starts, start)
-	b.rlocs = append(b.rlocs, loc)
+// Range adds r. Ranges are added in runs of increasing starts; a range
+// that does not start above its predecessor begins a new run, and an
+// unknown range (Loc None) ends its run. Runs may come in any order, but
+// must not overlap: each run's addresses, from its first start to its last
+// start (or its unknown end), must lie below the next run's first start;
+// a run's unknown end may coincide with the next run's start. Neighbours
+// that say the same are merged. The locations named must already have
+// been added.
+func (b *Builder) Range(r Range) {
+	if n := len(b.run); n > 0 && r.Start <= b.run[n-1].Start {
+		b.endRun(nil)
+	}
+	if r.Loc == None {
+		b.endRun(&r.Start)
+		return
+	}
+	if r.Loc >= b.nLocs {
+		b.fail("range at %#x: location %d not added", r.Start, r.Loc)
+		return
+	}
+	if n := len(b.run); n > 0 {
+		p := &b.run[n-1]
+		if p.Loc == r.Loc && p.Line == r.Line && p.Column == r.Column && p.Discriminator == r.Discriminator {
+			return
+		}
+	}
+	b.run = append(b.run, r)
+}
+
+// endRun encodes the run being added into blocks, with an unknown end at
+// *end unless end is nil.
+func (b *Builder) endRun(end *uint64) {
+	if len(b.run) == 0 && end == nil {
+		return
+	}
+	r := run{blocks: [2]int{len(b.blocks), len(b.blocks)}, bytes: [2]int64{b.entries.n, b.entries.n}}
+	if end != nil {
+		r.end, r.hasEnd = *end, true
+	}
+	if n := len(b.run); n > 0 {
+		r.first, r.last = b.run[0].Start, b.run[n-1].Start
+	}
+	for i := 0; i < len(b.run); i += blockEntries {
+		blk := b.run[i:min(len(b.run), i+blockEntries)]
+		b.blocks = append(b.blocks, block{start: blk[0].Start, off: b.entries.n})
+		var prev entryState
+		buf := b.buf[:0]
+		for j := range blk {
+			x := &blk[j]
+			cur := entryState{addr: x.Start, line: x.Line, column: x.Column, discr: x.Discriminator, loc: x.Loc + 1}
+			buf = appendEntry(buf, j == 0, &prev, &cur)
+			prev = cur
+		}
+		b.entries.write(buf)
+		b.buf = buf
+		r.tail, r.tailCount = prev, len(blk)
+	}
+	b.run = b.run[:0]
+	r.blocks[1], r.bytes[1] = len(b.blocks), b.entries.n
+	b.runs = append(b.runs, r)
 }
 
 // ErrTooLarge is returned when a table exceeds what the format can index.
 var ErrTooLarge = errors.New("symcache: object too large for format")
 
-// WriteTo writes the symcache. It sorts the ranges, merges neighbours that
-// resolve to the same location and drops leading unknown ranges.
+// WriteTo writes the symcache to w. It orders the runs of ranges by
+// address, writes unknown ends only where the next run does not begin,
+// and streams the tables from temporary storage.
 func (b *Builder) WriteTo(w io.Writer) (int64, error) {
-	starts, rlocs := b.normalizedRanges()
+	b.endRun(nil)
+	if b.err != nil {
+		return 0, b.err
+	}
 	var h header
 	h.version = Version
 	h.debugID = b.info.DebugID
@@ -144,100 +334,271 @@ func (b *Builder) WriteTo(w io.Writer) (int64, error) {
 	h.codeID = b.str(b.info.CodeID)
 	h.name = b.str(b.info.Name)
 	h.producer = b.str(b.info.Producer)
-	if len(starts) > 0 {
-		h.addrBase = starts[0]
-		if starts[len(starts)-1]-h.addrBase > 0xffffffff {
-			return 0, fmt.Errorf("%w: address span %#x exceeds 4 GiB", ErrTooLarge, starts[len(starts)-1]-h.addrBase)
-		}
+	if b.err != nil {
+		return 0, b.err
 	}
-	if uint64(len(b.strings)) > 0xffffffff || len(b.locs) >= int(None) || len(starts) >= int(None) {
+
+	plan, err := b.planRanges()
+	if err != nil {
+		return 0, err
+	}
+	if len(plan.blocks) > 0 {
+		h.addrBase = plan.blocks[0].start
+	}
+	if plan.maxAddr-h.addrBase > uint64(None) {
+		return 0, fmt.Errorf("%w: address span %#x exceeds 4 GiB", ErrTooLarge, plan.maxAddr-h.addrBase)
+	}
+	if plan.entriesLen > int64(None) || len(plan.blocks) >= int(None) || plan.nRanges >= int(None) || len(b.funcs) >= int(None) {
 		return 0, ErrTooLarge
 	}
-	h.nFiles = uint32(len(b.fileRef))
+	h.nFiles = uint32(len(b.files))
 	h.nFuncs = uint32(len(b.funcs))
-	h.nLocs = uint32(len(b.locs))
-	h.nRanges = uint32(len(starts))
+	h.nLocs = b.nLocs
+	h.nBlocks = uint32(len(plan.blocks))
+	h.nRanges = uint32(plan.nRanges)
+	h.entriesLen = uint32(plan.entriesLen)
+	h.stringsLen = uint32(b.strs.n)
+	funcs := b.funcFields(h.addrBase)
+	for k := range h.funcWidths {
+		h.funcWidths[k] = width(funcs.max[k])
+	}
+	for k := range h.locWidths {
+		h.locWidths[k] = width(b.locMax[k])
+	}
 	h.layout()
-	h.stringsLen = uint64(len(b.strings))
-	total := h.stringsOff + h.stringsLen
-	out := make([]byte, total)
-	h.encode(out)
-	for i, r := range b.fileRef {
-		putRef(out[h.filesOff+uint64(i)*fileSize:], r)
+
+	cw := &countWriter{w: bufio.NewWriterSize(w, 64<<10)}
+	var head [headerSize]byte
+	h.encode(head[:])
+	cw.Write(head[:])
+	for _, r := range b.files {
+		var rec [fileSize]byte
+		putRef(rec[:], r)
+		cw.Write(rec[:])
 	}
-	for i, f := range b.funcs {
-		p := out[h.funcsOff+uint64(i)*funcSize:]
-		putRef(p, b.funcRef[i])
-		entry := None
-		if f.Entry != NoAddr && f.Entry >= h.addrBase && f.Entry-h.addrBase < uint64(None) {
-			entry = uint32(f.Entry - h.addrBase)
+	cw.pad(h.funcsOff)
+	var pk packer
+	pk.reset(cw, h.funcWidths[:])
+	for i := range funcs.recs {
+		pk.add(funcs.recs[i][:])
+	}
+	pk.finish(h.nFuncs)
+	cw.pad(h.locsOff)
+	pk.reset(cw, h.locWidths[:])
+	if err := b.locs.each(locRecSize, func(raw []byte) {
+		var rec [locFields]uint32
+		for k := range rec {
+			rec[k] = le.Uint32(raw[4*k:])
 		}
-		le.PutUint32(p[8:], entry)
-		le.PutUint32(p[12:], f.DeclFile)
-		le.PutUint32(p[16:], f.DeclLine)
-		p[20] = byte(f.Language)
+		pk.add(rec[:])
+	}); err != nil {
+		return cw.n, err
 	}
-	for i, l := range b.locs {
-		p := out[h.locsOff+uint64(i)*locSize:]
-		le.PutUint32(p, l.File)
-		le.PutUint32(p[4:], l.Line)
-		le.PutUint32(p[8:], l.Function)
-		le.PutUint32(p[12:], l.Parent)
-		le.PutUint16(p[16:], uint16(l.Column))
-		le.PutUint16(p[18:], uint16(l.Discriminator))
+	pk.finish(h.nLocs)
+	cw.pad(h.startsOff)
+	for _, blk := range plan.blocks {
+		cw.u32(uint32(blk.start - h.addrBase))
 	}
-	for i, s := range starts {
-		le.PutUint32(out[h.startsOff+uint64(i)*4:], uint32(s-h.addrBase))
-		le.PutUint32(out[h.rlocsOff+uint64(i)*4:], rlocs[i])
+	cw.pad(h.offsOff)
+	for _, blk := range plan.blocks {
+		cw.u32(uint32(blk.off))
 	}
-	copy(out[h.stringsOff:], b.strings)
-	n, err := w.Write(out)
-	return int64(n), err
+	cw.pad(h.entriesOff)
+	for _, part := range plan.parts {
+		if part.tail != nil {
+			cw.Write(part.tail)
+		} else if err := b.entries.copyTo(cw, part.bytes[0], part.bytes[1]-part.bytes[0]); err != nil {
+			return cw.n, err
+		}
+	}
+	cw.pad(h.stringsOff)
+	if err := b.strs.copyTo(cw, 0, b.strs.n); err != nil {
+		return cw.n, err
+	}
+	if cw.err == nil {
+		cw.err = cw.w.(*bufio.Writer).Flush()
+	}
+	return cw.n, cw.err
 }
 
-// normalizedRanges sorts ranges by start (the last added wins among equal
-// starts), then drops ranges that repeat their predecessor's location.
-func (b *Builder) normalizedRanges() ([]uint64, []uint32) {
-	idx := make([]int32, len(b.starts))
-	for i := range idx {
-		idx[i] = int32(i)
-	}
-	slices.SortStableFunc(idx, func(x, y int32) int {
-		sx, sy := b.starts[x], b.starts[y]
-		switch {
-		case sx < sy:
-			return -1
-		case sx > sy:
-			return 1
+// rangePlan is the range section as it will be written: the blocks with
+// their final offsets, and the parts of the entries in order, each bytes
+// from temporary storage or a tail written out.
+type rangePlan struct {
+	blocks     []block
+	parts      []rangePart
+	entriesLen int64
+	nRanges    int
+	maxAddr    uint64
+}
+
+type rangePart struct {
+	bytes [2]int64
+	tail  []byte
+}
+
+// planRanges orders the runs by address, checks they do not overlap, and
+// decides where their unknown ends are written: appended to the run's last
+// block when it has room, else as a block of its own.
+func (b *Builder) planRanges() (*rangePlan, error) {
+	runs := slices.Clone(b.runs)
+	// Of runs that begin at one address, an unknown end alone goes first:
+	// the run that begins there makes it redundant.
+	slices.SortStableFunc(runs, func(x, y run) int {
+		if c := cmp.Compare(x.start(), y.start()); c != 0 {
+			return c
 		}
-		return 0
+		return cmp.Compare(boolInt(!x.empty()), boolInt(!y.empty()))
 	})
-	starts := make([]uint64, 0, len(idx))
-	rlocs := make([]uint32, 0, len(idx))
-	for _, i := range idx {
-		s, l := b.starts[i], b.rlocs[i]
-		if n := len(starts); n > 0 && starts[n-1] == s {
-			rlocs[n-1] = l
-			if n > 1 && rlocs[n-2] == l {
-				starts, rlocs = starts[:n-1], rlocs[:n-1]
+	p := &rangePlan{}
+	open := false // whether the last range written is known, and so extends until a later start
+	for i := range runs {
+		r := &runs[i]
+		var next *run
+		if i+1 < len(runs) {
+			next = &runs[i+1]
+			if !r.empty() && r.last >= next.start() || r.hasEnd && r.end > next.start() {
+				return nil, fmt.Errorf("symcache: ranges overlap: a run from %#x to %#x, another from %#x", r.start(), max(r.last, r.end), next.start())
 			}
+		}
+		if !r.empty() {
+			shift := p.entriesLen - r.bytes[0]
+			for _, blk := range b.blocks[r.blocks[0]:r.blocks[1]] {
+				p.blocks = append(p.blocks, block{start: blk.start, off: blk.off + shift})
+			}
+			// Runs are mostly added in address order: copy neighbours
+			// in temporary storage at once.
+			if n := len(p.parts); n > 0 && p.parts[n-1].tail == nil && p.parts[n-1].bytes[1] == r.bytes[0] {
+				p.parts[n-1].bytes[1] = r.bytes[1]
+			} else {
+				p.parts = append(p.parts, rangePart{bytes: r.bytes})
+			}
+			p.entriesLen += r.bytes[1] - r.bytes[0]
+			p.nRanges += (r.blocks[1]-r.blocks[0]-1)*blockEntries + r.tailCount
+			p.maxAddr = max(p.maxAddr, r.last)
+			open = true
+		}
+		if !r.hasEnd || !open || next != nil && next.start() == r.end {
 			continue
 		}
-		if n := len(rlocs); n > 0 && rlocs[n-1] == l || n == 0 && l == None {
-			continue
+		// The unknown end: an entry that sets the location to none.
+		var tail []byte
+		if !r.empty() && r.tailCount < blockEntries {
+			end := entryState{addr: r.end, line: r.tail.line, column: r.tail.column, discr: r.tail.discr}
+			tail = appendEntry(nil, false, &r.tail, &end)
+		} else {
+			p.blocks = append(p.blocks, block{start: r.end, off: p.entriesLen})
+			tail = appendEntry(nil, true, &entryState{}, &entryState{})
 		}
-		starts = append(starts, s)
-		rlocs = append(rlocs, l)
+		p.parts = append(p.parts, rangePart{tail: tail})
+		p.entriesLen += int64(len(tail))
+		p.nRanges++
+		p.maxAddr = max(p.maxAddr, r.end)
+		open = false
 	}
-	return starts, rlocs
+	return p, nil
 }
 
-// Locations returns the locations added so far.
-func (b *Builder) Locations() []Location { return b.locs }
+// funcTable is the function records as stored (§4), with each field's
+// largest value.
+type funcTable struct {
+	recs [][fnFields]uint32
+	max  [fnFields]uint32
+}
 
-// FunctionAt returns function i as added.
-func (b *Builder) FunctionAt(i uint32) Function { return b.funcs[i] }
+func (b *Builder) funcFields(base uint64) funcTable {
+	t := funcTable{recs: make([][fnFields]uint32, len(b.funcs))}
+	for i, f := range b.funcs {
+		entry := uint32(0)
+		if f.entry != NoAddr && f.entry >= base && f.entry-base < uint64(None) {
+			entry = uint32(f.entry-base) + 1
+		}
+		rec := [fnFields]uint32{fnName: f.name.off, fnNameLen: f.name.len, fnEntry: entry,
+			fnDeclFile: f.declFile + 1, fnDeclLine: f.declLine, fnLang: uint32(f.lang)}
+		for k, v := range rec {
+			t.max[k] = max(t.max[k], v)
+		}
+		t.recs[i] = rec
+	}
+	return t
+}
 
-// LocationAt returns location i as added (column and discriminator
-// clamped).
-func (b *Builder) LocationAt(i uint32) Location { return b.locs[i] }
+// packer writes records of fixed-width fields as a bit stream (§1).
+type packer struct {
+	w      io.Writer
+	widths []uint8
+	acc    uint64 // bits not yet written, the oldest lowest; fewer than 32
+	nacc   uint
+	buf    []byte
+}
+
+func (p *packer) reset(w io.Writer, widths []uint8) {
+	p.w, p.widths, p.acc, p.nacc, p.buf = w, widths, 0, 0, p.buf[:0]
+}
+
+func (p *packer) add(rec []uint32) {
+	for k, w := range p.widths {
+		p.acc |= uint64(rec[k]) << p.nacc
+		if p.nacc += uint(w); p.nacc >= 32 {
+			p.buf = le.AppendUint32(p.buf, uint32(p.acc))
+			p.acc >>= 32
+			p.nacc -= 32
+		}
+	}
+	if len(p.buf) >= 32<<10 {
+		p.w.Write(p.buf)
+		p.buf = p.buf[:0]
+	}
+}
+
+// finish writes the last bits and the padding of a table of n records.
+func (p *packer) finish(n uint32) {
+	if n == 0 {
+		return
+	}
+	for ; p.nacc > 0; p.nacc -= min(p.nacc, 8) {
+		p.buf = append(p.buf, byte(p.acc))
+		p.acc >>= 8
+	}
+	p.buf = append(p.buf, make([]byte, 8)...)
+	p.w.Write(p.buf)
+	p.buf = p.buf[:0]
+}
+
+// countWriter counts what it writes and keeps the first error.
+type countWriter struct {
+	w   io.Writer
+	n   int64
+	err error
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	c.err = err
+	return n, err
+}
+
+func (c *countWriter) u32(v uint32) {
+	var b [4]byte
+	le.PutUint32(b[:], v)
+	c.Write(b[:])
+}
+
+// pad writes zeros up to offset off.
+func (c *countWriter) pad(off uint64) {
+	var zero [8]byte
+	for c.err == nil && uint64(c.n) < off {
+		c.Write(zero[:min(off-uint64(c.n), 8)])
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -4,9 +4,11 @@ package main
 // programs, compiled many ways by internal/fixture, every line-table row
 // (and the byte after it, and every symbol start) in the executable
 // sections is symbolized by `backtrail symbolize` and by llvm-symbolizer-14,
-// and the outputs must be identical, block for block. Differences that are
-// llvm's limitations, not ours, are listed in knownDiffs with their reasons;
-// anything else fails the test.
+// and the outputs must be identical, block for block. Backtrail answers
+// twice: from the debug file, and from a symcache built from it with
+// `backtrail symcache build`. Differences that are llvm's limitations, not
+// ours, are listed in knownDiffs with their reasons; anything else fails
+// the test.
 
 import (
 	"bytes"
@@ -15,6 +17,7 @@ import (
 	"debug/macho"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -111,33 +114,41 @@ func TestSymbolizeMatchesLLVM(t *testing.T) {
 			if c.dsym {
 				obj = b.Debug
 			}
-			got := blocks(runBacktrail(t, in, "symbolize", "--obj="+obj))
-			if len(got) != len(addrs) || len(want) != len(addrs) {
-				t.Fatalf("%d addresses, %d llvm blocks, %d ours", len(addrs), len(want), len(got))
-			}
-			var differ []int
-			for i := range addrs {
-				w, g := want[i], got[i]
-				if c.noColumns {
-					w, g = dropColumns(w), dropColumns(g)
-				}
-				if w != g && knownDiff(c, w, g) == "" {
-					differ = append(differ, i)
-				}
-			}
-			demanglerOnly := demanglerDiffs(t, c, in, obj, differ, want, got)
-			bad := 0
-			for _, i := range differ {
-				if demanglerOnly[i] {
-					continue
-				}
-				bad++
-				if bad <= 10 {
-					t.Errorf("%#x:\nllvm-symbolizer:\n%s\nbacktrail:\n%s", addrs[i], indent(want[i]), indent(got[i]))
-				}
-			}
-			if bad > 0 {
-				t.Errorf("%d of %d addresses differ\nbuilt with:\n%s", bad, len(addrs), strings.Join(b.Commands, "\n"))
+			// The same answers from the debug file (indexed lazily, unit
+			// by unit) and from a symcache built from it.
+			cache := filepath.Join(t.TempDir(), "obj.symcache")
+			runBacktrail(t, "", "symcache", "build", "-o", cache, obj)
+			for _, o := range []struct{ name, path string }{{"debug-file", obj}, {"symcache", cache}} {
+				t.Run(o.name, func(t *testing.T) {
+					got := blocks(runBacktrail(t, in, "symbolize", "--obj="+o.path))
+					if len(got) != len(addrs) || len(want) != len(addrs) {
+						t.Fatalf("%d addresses, %d llvm blocks, %d ours", len(addrs), len(want), len(got))
+					}
+					var differ []int
+					for i := range addrs {
+						w, g := want[i], got[i]
+						if c.noColumns {
+							w, g = dropColumns(w), dropColumns(g)
+						}
+						if w != g && knownDiff(c, w, g) == "" {
+							differ = append(differ, i)
+						}
+					}
+					demanglerOnly := demanglerDiffs(t, c, in, o.path, differ, want, got)
+					bad := 0
+					for _, i := range differ {
+						if demanglerOnly[i] {
+							continue
+						}
+						bad++
+						if bad <= 10 {
+							t.Errorf("%#x:\nllvm-symbolizer:\n%s\nbacktrail:\n%s", addrs[i], indent(want[i]), indent(got[i]))
+						}
+					}
+					if bad > 0 {
+						t.Errorf("%d of %d addresses differ\nbuilt with:\n%s", bad, len(addrs), strings.Join(b.Commands, "\n"))
+					}
+				})
 			}
 			total += len(addrs)
 			if c.why != "" {
@@ -145,7 +156,7 @@ func TestSymbolizeMatchesLLVM(t *testing.T) {
 			}
 		})
 	}
-	t.Logf("%d addresses compared", total)
+	t.Logf("%d addresses compared, from the debug files and from symcaches", total)
 }
 
 // knownDiff returns why a difference between llvm-symbolizer's answer w and
@@ -405,7 +416,9 @@ func TestSymbolizeFatMatchesLLVM(t *testing.T) {
 		t.Run(arch, func(t *testing.T) {
 			in := addressInput(lineAddresses(t, p))
 			want := runTool(t, llvm, in, "--obj="+fat.Path, "--default-arch="+arch)
-			for _, obj := range []string{fat.Path, fat.Debug} {
+			cache := filepath.Join(t.TempDir(), arch+".symcache")
+			runBacktrail(t, "", "symcache", "build", "--arch="+arch, "-o", cache, fat.Path)
+			for _, obj := range []string{fat.Path, fat.Debug, cache} {
 				got := runBacktrail(t, in, "symbolize", "--obj="+obj, "--arch="+arch)
 				if got != want {
 					t.Errorf("%s --arch=%s differs from llvm-symbolizer --default-arch=%s", obj, arch, arch)
@@ -428,15 +441,19 @@ func TestSymbolizeNoInlinesMatchesLLVM(t *testing.T) {
 			b := fixture.Build(t, s)
 			in := addressInput(lineAddresses(t, b))
 			want := runTool(t, llvm, in, "--obj="+b.Path, "--no-inlines")
-			got := runBacktrail(t, in, "symbolize", "--obj="+b.Path, "--no-inlines")
-			if got != want {
-				w, g := blocks(want), blocks(got)
-				for i := range min(len(w), len(g)) {
-					if w[i] != g[i] {
-						t.Fatalf("first difference at block %d:\nllvm-symbolizer:\n%s\nbacktrail:\n%s", i, indent(w[i]), indent(g[i]))
+			cache := filepath.Join(t.TempDir(), "obj.symcache")
+			runBacktrail(t, "", "symcache", "build", "-o", cache, b.Path)
+			for _, obj := range []string{b.Path, cache} {
+				got := runBacktrail(t, in, "symbolize", "--obj="+obj, "--no-inlines")
+				if got != want {
+					w, g := blocks(want), blocks(got)
+					for i := range min(len(w), len(g)) {
+						if w[i] != g[i] {
+							t.Fatalf("%s: first difference at block %d:\nllvm-symbolizer:\n%s\nbacktrail:\n%s", obj, i, indent(w[i]), indent(g[i]))
+						}
 					}
+					t.Fatalf("%s: %d llvm blocks, %d ours", obj, len(w), len(g))
 				}
-				t.Fatalf("%d llvm blocks, %d ours", len(w), len(g))
 			}
 		})
 	}

@@ -90,23 +90,20 @@ func runSymcacheBuild(ctx context.Context, e *env, fs *flag.FlagSet, args []stri
 			bar.Set(int64(done))
 		}
 	}
-	data, err := symbolize.BuildObject(o, dbg, opts)
-	bar.Finish()
-	if err != nil {
-		return err
-	}
 	// Write beside the target and rename, so a reader never maps a
 	// half-written cache.
 	tmp, err := os.CreateTemp(filepath.Dir(out), ".symcache-*")
 	if err != nil {
+		bar.Finish()
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
+	err = symbolize.WriteObject(tmp, o, dbg, opts)
+	bar.Finish()
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
 	}
-	if err := tmp.Close(); err != nil {
+	if err != nil {
 		return err
 	}
 	return os.Rename(tmp.Name(), out)

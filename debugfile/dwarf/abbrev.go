@@ -11,14 +11,33 @@ type attrSpec struct {
 	attr     Attr
 	form     Form
 	size     int8  // encoded size for the table's unit format, or -1 when variable
+	role     uint8 // what a subroutine entry's scan does with the value
 	implicit int64 // value of DW_FORM_implicit_const
 }
 
+// Roles of the attributes of subroutine entries (readSubroutine).
+const (
+	roleSkip = iota
+	roleLowPC
+	roleHighPC
+	roleRanges
+	roleCallFile
+	roleCallLine
+	roleCallColumn
+	roleDiscriminator
+	roleOrigin
+)
+
 // abbrev is one abbreviation declaration with sizes precomputed for a unit
-// format, so that uninteresting entries are skipped with one addition.
+// format, so that uninteresting entries are skipped with one addition, and
+// with what the unit scan needs to know about its entries decided once.
 type abbrev struct {
 	tag      Tag
 	children bool
+	kind     uint8 // kindSubroutine, kindData or kindOther, from the tag
+	code     bool  // has DW_AT_low_pc or DW_AT_ranges: may own addresses
+	named    bool  // has naming attributes besides DW_AT_abstract_origin
+	sibling  bool  // has DW_AT_sibling
 	fixed    int32 // total size of all attribute values, or -1 when any is variable
 	attrs    []attrSpec
 }
@@ -150,6 +169,7 @@ func parseAbbrev(data []byte, off uint64, f format) (*abbrevTable, int, error) {
 			a.attrs = append(a.attrs, attrSpec{attr: Attr(at), form: Form(fm), size: int8(s), implicit: imp})
 		}
 		a.fixed = fixed
+		a.classify()
 		if code-1 == uint64(len(t.dense)) && t.sparse == nil {
 			t.dense = append(t.dense, a)
 		} else {
@@ -163,4 +183,45 @@ func parseAbbrev(data []byte, off uint64, f format) (*abbrevTable, int, error) {
 		return nil, b.Pos(), err
 	}
 	return t, b.Pos(), nil
+}
+
+// classify fills in what the unit scan decides from the declaration alone.
+func (a *abbrev) classify() {
+	a.kind = kindOf(a.tag)
+	for i := range a.attrs {
+		switch a.attrs[i].attr {
+		case DW_AT_low_pc, DW_AT_ranges:
+			a.code = true
+		case DW_AT_name, DW_AT_linkage_name, DW_AT_MIPS_linkage_name, DW_AT_specification,
+			DW_AT_decl_file, DW_AT_decl_line:
+			a.named = true
+		case DW_AT_sibling:
+			a.sibling = true
+		}
+	}
+	for i := range a.attrs {
+		sp := &a.attrs[i]
+		switch sp.attr {
+		case DW_AT_low_pc:
+			sp.role = roleLowPC
+		case DW_AT_high_pc:
+			sp.role = roleHighPC
+		case DW_AT_ranges:
+			sp.role = roleRanges
+		case DW_AT_call_file:
+			sp.role = roleCallFile
+		case DW_AT_call_line:
+			sp.role = roleCallLine
+		case DW_AT_call_column:
+			sp.role = roleCallColumn
+		case DW_AT_GNU_discriminator:
+			sp.role = roleDiscriminator
+		case DW_AT_abstract_origin:
+			// Names come from the entry itself when it has naming
+			// attributes of its own (SubroutineName).
+			if !a.named {
+				sp.role = roleOrigin
+			}
+		}
+	}
 }

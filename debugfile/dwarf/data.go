@@ -131,6 +131,9 @@ func (d *Data) parseUnitHeader(b *bin.Buf) (Unit, error) {
 	return u, nil
 }
 
+// Sections returns the sections d reads.
+func (d *Data) Sections() Sections { return d.sec }
+
 // Units returns the unit headers in section order.
 func (d *Data) Units() []Unit { return d.units }
 

@@ -558,7 +558,11 @@ func TestRangeLists(t *testing.T) {
 func siblingUnit(tag dwarf.Tag, sib int64) (info, abbrev []byte) {
 	ab := (&asm{}).abbrevs(
 		decl{abCU, dwarf.DW_TAG_compile_unit, true, nil},
-		decl{abSub, dwarf.DW_TAG_subprogram, false, []attr{{dwarf.DW_AT_name, dwarf.DW_FORM_string, 0}}},
+		decl{abSub, dwarf.DW_TAG_subprogram, false, []attr{
+			{dwarf.DW_AT_name, dwarf.DW_FORM_string, 0},
+			{dwarf.DW_AT_low_pc, dwarf.DW_FORM_addr, 0},
+			{dwarf.DW_AT_high_pc, dwarf.DW_FORM_data4, 0},
+		}},
 		decl{abStruct, tag, true, []attr{
 			{dwarf.DW_AT_name, dwarf.DW_FORM_string, 0},
 			{dwarf.DW_AT_sibling, dwarf.DW_FORM_ref4, 0},
@@ -572,10 +576,10 @@ func siblingUnit(tag dwarf.Tag, sib int64) (info, abbrev []byte) {
 		at := len(a.b)
 		a.u32(0)
 		a.uleb(abMember).str("m")
-		a.uleb(abSub).str("S::method")
+		a.uleb(abSub).str("S::method").u64(0x1000).u32(0x10)
 		a.u8(0)
 		next := len(a.b)
-		a.uleb(abSub).str("after")
+		a.uleb(abSub).str("after").u64(0x1010).u32(0x10)
 		a.u8(0)
 		v := uint32(next)
 		if sib != 0 {
@@ -593,10 +597,10 @@ func TestSibling(t *testing.T) {
 		want []string
 	}{
 		{"valid", 0, []string{"after"}},
-		{"backwards", -20, []string{"S::method", "after"}},
-		{"onto itself", -22, []string{"S::method", "after"}},
+		{"backwards", -32, []string{"S::method", "after"}},
+		{"onto itself", -34, []string{"S::method", "after"}},
 		{"past the unit", 1000, []string{"S::method", "after"}},
-		{"just past the unit", 9, []string{"S::method", "after"}},
+		{"just past the unit", 21, []string{"S::method", "after"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			info, abbrev := siblingUnit(dwarf.DW_TAG_enumeration_type, tt.sib)
@@ -715,7 +719,8 @@ func TestCrossUnitNames(t *testing.T) {
 
 // refGraph builds a unit of subprograms that refer to each other through
 // DW_AT_abstract_origin and DW_AT_specification. Entry i is described by
-// nodes[i]; targets are entry numbers, -1 for none.
+// nodes[i]; targets are entry numbers, -1 for none. Every entry owns 16
+// bytes of code, so that ReadUnit lists it.
 type refNode struct {
 	name, linkage string
 	origin, spec  int
@@ -737,6 +742,7 @@ func refGraph(nodes []refNode) (dwarf.Sections, error) {
 		if n.spec >= 0 {
 			as = append(as, attr{dwarf.DW_AT_specification, dwarf.DW_FORM_ref4, 0})
 		}
+		as = append(as, attr{dwarf.DW_AT_low_pc, dwarf.DW_FORM_addr, 0}, attr{dwarf.DW_AT_high_pc, dwarf.DW_FORM_data4, 0})
 		decls = append(decls, decl{uint64(10 + i), dwarf.DW_TAG_subprogram, false, as})
 	}
 	decls = append(decls, decl{abCU, dwarf.DW_TAG_compile_unit, true, nil})
@@ -764,6 +770,7 @@ func refGraph(nodes []refNode) (dwarf.Sections, error) {
 					a.u32(0)
 				}
 			}
+			a.u64(0x1000 + 0x10*uint64(i)).u32(0x10)
 		}
 		a.u8(0)
 	})

@@ -271,6 +271,37 @@ func (r *entryReader) bytes(n uint64) []byte {
 	return p
 }
 
+// value decodes the value of sp: read, with a short path for the
+// fixed-size forms that most attributes use.
+func (r *entryReader) value(sp *attrSpec) value {
+	n := int(sp.size)
+	if n <= 0 || n > 8 || r.end-r.pos < n || sp.form == DW_FORM_data16 {
+		return r.read(sp.form, sp.implicit)
+	}
+	p := r.data[r.pos : r.pos+n]
+	r.pos += n
+	var u uint64
+	switch {
+	case n == 1:
+		u = uint64(p[0])
+	case n == 2 && !r.big:
+		u = uint64(binary.LittleEndian.Uint16(p))
+	case n == 4 && !r.big:
+		u = uint64(binary.LittleEndian.Uint32(p))
+	case n == 8 && !r.big:
+		u = binary.LittleEndian.Uint64(p)
+	default:
+		for i := range p {
+			if r.big {
+				u = u<<8 | uint64(p[i])
+			} else {
+				u |= uint64(p[i]) << (8 * i)
+			}
+		}
+	}
+	return value{form: sp.form, u: u}
+}
+
 // skipAttrs skips the attribute values of a, fast when all are fixed-size.
 func (r *entryReader) skipAttrs(a *abbrev) {
 	if a.fixed >= 0 {
@@ -278,21 +309,25 @@ func (r *entryReader) skipAttrs(a *abbrev) {
 		return
 	}
 	for i := range a.attrs {
-		s := &a.attrs[i]
-		if s.size >= 0 {
-			r.skip(uint64(s.size))
-			continue
+		r.skipAttr(&a.attrs[i])
+	}
+}
+
+// skipAttr skips one attribute value without decoding it.
+func (r *entryReader) skipAttr(s *attrSpec) {
+	if s.size >= 0 {
+		r.skip(uint64(s.size))
+		return
+	}
+	switch s.form {
+	case DW_FORM_udata, DW_FORM_sdata, DW_FORM_ref_udata, DW_FORM_strx, DW_FORM_addrx,
+		DW_FORM_loclistx, DW_FORM_rnglistx, DW_FORM_GNU_addr_index, DW_FORM_GNU_str_index:
+		for r.pos < r.end && r.data[r.pos] >= 0x80 {
+			r.pos++
 		}
-		switch s.form {
-		case DW_FORM_udata, DW_FORM_sdata, DW_FORM_ref_udata, DW_FORM_strx, DW_FORM_addrx,
-			DW_FORM_loclistx, DW_FORM_rnglistx, DW_FORM_GNU_addr_index, DW_FORM_GNU_str_index:
-			for r.pos < r.end && r.data[r.pos] >= 0x80 {
-				r.pos++
-			}
-			r.skip(1)
-		default:
-			r.read(s.form, s.implicit)
-		}
+		r.skip(1)
+	default:
+		r.read(s.form, s.implicit)
 	}
 }
 
@@ -315,6 +350,32 @@ func (r *entryReader) ref(v value) (uint64, bool) {
 		return v.u, true
 	}
 	return 0, false
+}
+
+// strValue is a string-class value not yet decoded: for DW_FORM_string,
+// u is the string's offset in the reader's section.
+type strValue struct {
+	form Form
+	u    uint64
+}
+
+// strValue reads a string-class attribute without decoding the string.
+func (r *entryReader) strValue(sp *attrSpec) strValue {
+	v := r.read(sp.form, sp.implicit)
+	if v.form == DW_FORM_string {
+		// The string ends just before the cursor, at its terminator.
+		return strValue{form: DW_FORM_string, u: uint64(r.pos - len(v.b) - 1)}
+	}
+	return strValue{form: v.form, u: v.u}
+}
+
+// strOf decodes v, a value r read.
+func (r *entryReader) strOf(v strValue) []byte {
+	if v.form == DW_FORM_string {
+		s, _ := bin.CStringAt(r.data[:r.end], v.u)
+		return s
+	}
+	return r.str(value{form: v.form, u: v.u})
 }
 
 // str resolves a string-class value. Strings are views into the sections.

@@ -398,9 +398,9 @@ func hostileInputs() []hostileInput {
 // the zero-size file entries 170.
 //
 // The allocation limit is linear but not small: the worst case is a
-// one-byte DW_TAG_inlined_subroutine entry, which becomes a 144-byte
-// Subroutine (deep nesting: about 350 bytes per input byte with slice
-// growth).
+// one-byte DW_TAG_inlined_subroutine entry, which becomes a 64-byte
+// Subroutine while it is open (deep nesting: about 420 bytes per input
+// byte with slice growth).
 func TestHostileCost(t *testing.T) {
 	for _, h := range hostileInputs() {
 		t.Run(h.name, func(t *testing.T) {

@@ -24,6 +24,7 @@ type LineTable struct {
 	Version uint16
 	Rows    []LineRow
 
+	program []byte
 	compDir []byte
 	dirs    [][]byte
 	files   []lineFile
@@ -62,7 +63,8 @@ func (d *Data) ReadLineTable(ui *UnitInfo, lt *LineTable) error {
 		return &bin.DecodeError{Name: ".debug_line", Offset: off, Err: fmt.Sprintf("unit length %#x exceeds section", length)}
 	}
 	endPos := b.Pos() + int(length)
-	b = bin.New(".debug_line", off, sec[off:off+uint64(endPos)], d.big)
+	lt.program = sec[off : off+uint64(endPos)]
+	b = bin.New(".debug_line", off, lt.program, d.big)
 	b.Seek(endPos - int(length))
 	lt.Version = b.U16()
 	if lt.Version < 2 || lt.Version > 5 {
@@ -112,9 +114,11 @@ func (d *Data) ReadLineTable(ui *UnitInfo, lt *LineTable) error {
 		return r.err
 	}
 	b.Seek(progPos)
-	// Rows take two to four bytes of program each; growing once up front
-	// saves the copies of repeated doubling on big units.
-	lt.Rows = slices.Grow(lt.Rows, (endPos-progPos)/3)
+	// Rows take about three bytes of program each. Reserving a fresh
+	// array up front saves the copies of repeated doubling on big units.
+	if n := (endPos - progPos) / 3; cap(lt.Rows) < n {
+		lt.Rows = make([]LineRow, 0, n)
+	}
 	return lt.run(&b, endPos, addrSize, minInst, maxOps, lineBase, lineRange, opcodeBase, stdLens)
 }
 
@@ -286,6 +290,10 @@ func (lt *LineTable) run(b *bin.Buf, end int, addrSize uint8, minInst, maxOps ui
 	}
 	return b.Err()
 }
+
+// Program returns the bytes of the line number program read, header
+// included: a view into .debug_line.
+func (lt *LineTable) Program() []byte { return lt.program }
 
 // NumFiles returns one more than the largest valid file index.
 func (lt *LineTable) NumFiles() int {

@@ -422,20 +422,35 @@ func compareWithLLVM(t *testing.T, dump, sym, path string) {
 		for j := range ui.Subroutines {
 			have[ui.Subroutines[j].Offset] = j
 		}
+		isSub := func(d *llDIE) bool { return d.tag == "DW_TAG_subprogram" || d.tag == "DW_TAG_inlined_subroutine" }
+		// The reader may skip what lies under an entry with a
+		// DW_AT_sibling (types), but only entries without code.
+		skipped := func(d *llDIE) bool {
+			for p := d.parent; p != nil; p = p.parent {
+				if p.hasSibling && !isSub(p) {
+					return true
+				}
+			}
+			return false
+		}
+		// It lists the subroutines with address attributes and, as their
+		// parents, the subroutines that enclose them.
+		needed := map[*llDIE]bool{}
 		for _, ld := range lu.dies {
-			if ld.tag != "DW_TAG_subprogram" && ld.tag != "DW_TAG_inlined_subroutine" {
+			if isSub(ld) && (ld.has("DW_AT_low_pc") || ld.has("DW_AT_ranges")) && !skipped(ld) {
+				for p := ld; p != nil; p = p.parent {
+					needed[p] = needed[p] || isSub(p)
+				}
+			}
+		}
+		for _, ld := range lu.dies {
+			if !isSub(ld) {
 				continue
 			}
 			if _, ok := have[ld.off]; ok {
 				continue
 			}
-			// The reader may skip what lies under an entry with a
-			// DW_AT_sibling (types), but only entries without code.
-			skipped := false
-			for p := ld.parent; p != nil; p = p.parent {
-				skipped = skipped || p.hasSibling && p.tag != "DW_TAG_subprogram" && p.tag != "DW_TAG_inlined_subroutine"
-			}
-			if !skipped || len(expectedRanges(ld)) > 0 {
+			if needed[ld] || len(expectedRanges(ld)) > 0 {
 				t.Errorf("unit at %#x: %s at %#x missing", u.Offset, ld.tag, ld.off)
 			}
 		}

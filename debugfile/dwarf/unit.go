@@ -15,46 +15,65 @@ type UnitInfo struct {
 	Ranges      []Range // of the unit entry
 
 	// Subroutines in depth-first order, the order DWARF consumers use to
-	// decide which entry owns an address when ranges nest.
+	// decide which entry owns an address when ranges nest: the entries
+	// with address attributes, and those without that enclose them (as
+	// their parents).
 	Subroutines []Subroutine
 	SubRanges   []Range // Subroutine.Ranges index into this
 
-	r      *entryReader
-	names  map[uint64]*refEntry // referenced entries, decoded once per unit
-	others map[int]*entryReader // readers of other units, for cross-unit references
+	r *entryReader
+	// Naming attributes of the entries name resolution has visited, and
+	// where each entry's are (-1: no entry there); decoded once per unit.
+	refs     []refEntry
+	refIndex map[uint64]int32
+	// Resolutions by abstract origin: the inlined copies of one function
+	// share them.
+	byOrigin     map[uint64]resolved
+	lastResolved int // the subroutine resolve answered last, -1 for none
+	last         resolved
+	walkStack    []int32
+	walkSeen     []int32
+	walkNames    []int32
+	others       map[int]*entryReader // readers of other units, for cross-unit references
 }
 
 // Subroutine is a DW_TAG_subprogram or DW_TAG_inlined_subroutine entry.
+// Its names are not decoded by the scan but on demand (SubroutineName):
+// most entries never need them, and those that do mostly share them.
 type Subroutine struct {
 	Offset   uint64 // of the entry within .debug_info
-	Parent   int32  // index of the nearest enclosing subroutine entry, or -1
-	Inlined  bool   // DW_TAG_inlined_subroutine
-	HasLowPC bool
 	LowPC    uint64
+	CallFile uint64 // line table file index of the call site (inlined)
+	Parent   int32  // index of the nearest enclosing subroutine entry, or -1
 	// Ranges is the half-open index range of the entry's address ranges in
 	// UnitInfo.SubRanges.
-	Ranges [2]uint32
-
-	CallFile      uint64 // line table file index of the call site (inlined)
+	Ranges        [2]uint32
 	CallLine      uint32
 	CallColumn    uint32
 	Discriminator uint32
+	Inlined       bool // DW_TAG_inlined_subroutine
+	HasLowPC      bool
 
-	names refEntry
+	// named: the entry has naming attributes of its own, read when asked
+	// for. Otherwise origin is its DW_AT_abstract_origin (0: none).
+	named  bool
+	origin uint64
 }
 
 // refEntry holds the attributes that name a subroutine, for entries reached
-// through DW_AT_abstract_origin and DW_AT_specification.
+// through DW_AT_abstract_origin and DW_AT_specification. Names stay
+// undecoded values until a resolution picks one: most entries have both a
+// name and a linkage name, and only one is wanted.
 type refEntry struct {
-	linkage     []byte
-	name        []byte
+	linkage     strValue // form 0: none
+	name        strValue
 	origin      uint64 // 0: none (no entry lives at offset 0)
 	spec        uint64
 	declFile    uint64
 	declLine    uint32
 	hasDeclFile bool
 	hasDeclLine bool
-	unit        *Unit
+	r           *entryReader // of the entry's unit, to decode the names
 }
 
 func kindOf(t Tag) uint8 {
@@ -90,18 +109,39 @@ func (d *Data) ReadUnit(u *Unit, ui *UnitInfo) error {
 	if err != nil {
 		return err
 	}
-	*ui = UnitInfo{Unit: u, Subroutines: ui.Subroutines[:0], SubRanges: ui.SubRanges[:0], Ranges: ui.Ranges[:0], r: r, names: ui.names}
-	if ui.names == nil {
-		ui.names = make(map[uint64]*refEntry)
-	} else {
-		clear(ui.names)
+	// Compilers write about one subroutine with code, and one range, per
+	// 50 bytes of a unit: reserving fresh arrays by the unit's size saves
+	// most of the copies of growing.
+	size := int(u.End - u.first)
+	if cap(ui.Subroutines) < size/64 {
+		ui.Subroutines = make([]Subroutine, 0, size/48)
 	}
+	if cap(ui.SubRanges) < size/64 {
+		ui.SubRanges = make([]Range, 0, size/48)
+	}
+	*ui = UnitInfo{Unit: u, Subroutines: ui.Subroutines[:0], SubRanges: ui.SubRanges[:0], Ranges: ui.Ranges[:0], r: r,
+		refs: ui.refs[:0], refIndex: ui.refIndex, byOrigin: ui.byOrigin, walkStack: ui.walkStack, walkSeen: ui.walkSeen,
+		walkNames: ui.walkNames, lastResolved: -1}
+	if ui.refIndex == nil {
+		ui.refIndex = make(map[uint64]int32)
+		ui.byOrigin = make(map[uint64]resolved)
+	}
+	clear(ui.refIndex)
+	clear(ui.byOrigin)
 	children, err := r.readRoot(ui)
 	if err != nil || !children {
 		return err
 	}
-	stack := make([]int32, 1, 32)
-	stack[0] = -1
+	// The scan's path from the root: for each open entry, the nearest
+	// subroutine entry at or above it. A subroutine entry without code is
+	// recorded only while it is open, and kept only if subroutines were
+	// recorded inside it: it matters only as their parent.
+	type frame struct {
+		sub         int32
+		provisional bool
+	}
+	stack := make([]frame, 1, 32)
+	stack[0] = frame{sub: -1}
 	tab := r.tab
 	for r.pos < r.end && r.err == nil {
 		start := r.pos
@@ -109,6 +149,9 @@ func (d *Data) ReadUnit(u *Unit, ui *UnitInfo) error {
 		if code == 0 {
 			if len(stack) == 1 {
 				break
+			}
+			if f := stack[len(stack)-1]; f.provisional && int(f.sub) == len(ui.Subroutines)-1 {
+				ui.Subroutines = ui.Subroutines[:f.sub]
 			}
 			stack = stack[:len(stack)-1]
 			continue
@@ -119,23 +162,23 @@ func (d *Data) ReadUnit(u *Unit, ui *UnitInfo) error {
 			r.fail("unit at %#x: entry at %#x has unknown abbreviation code %d", u.Offset, start, code)
 			break
 		}
-		parent := stack[len(stack)-1]
-		switch kindOf(a.tag) {
-		case kindSubroutine:
+		parent := stack[len(stack)-1].sub
+		switch {
+		case a.kind == kindSubroutine && (a.code || a.children):
 			idx := int32(len(ui.Subroutines))
 			r.readSubroutine(ui, a, uint64(start), parent)
 			if a.children {
-				stack = append(stack, idx)
+				stack = append(stack, frame{sub: idx, provisional: !a.code})
 			}
 			continue
-		case kindData:
-			if a.children && r.skipSubtree(a) {
+		case a.kind == kindData && a.children && a.sibling:
+			if r.skipSubtree(a) {
 				continue
 			}
 		}
 		r.skipAttrs(a)
 		if a.children {
-			stack = append(stack, parent)
+			stack = append(stack, frame{sub: parent})
 		}
 	}
 	if r.err != nil {
@@ -147,24 +190,15 @@ func (d *Data) ReadUnit(u *Unit, ui *UnitInfo) error {
 // skipSubtree jumps over an entry and its children using DW_AT_sibling. It
 // reports false, with the cursor unmoved, when there is no usable sibling.
 func (r *entryReader) skipSubtree(a *abbrev) bool {
-	has := false
-	for i := range a.attrs {
-		if a.attrs[i].attr == DW_AT_sibling {
-			has = true
-			break
-		}
-	}
-	if !has {
-		return false
-	}
 	save := r.pos
 	var target uint64
 	found := false
 	for i := range a.attrs {
 		s := &a.attrs[i]
-		v := r.read(s.form, s.implicit)
 		if s.attr == DW_AT_sibling {
-			target, found = r.ref(v)
+			target, found = r.ref(r.read(s.form, s.implicit))
+		} else {
+			r.skipAttr(s)
 		}
 	}
 	if r.err != nil || !found || target <= uint64(r.pos) || target > uint64(r.end) {
@@ -246,47 +280,50 @@ func (r *entryReader) readRoot(ui *UnitInfo) (children bool, err error) {
 	return a.children, r.err
 }
 
-// readSubroutine decodes a subroutine entry's attributes and appends it.
+// readSubroutine decodes what a subroutine entry says about addresses and
+// call sites, and appends it. Entries without code are recorded without
+// decoding: they matter only as the parents of subroutines inside them.
 func (r *entryReader) readSubroutine(ui *UnitInfo, a *abbrev, off uint64, parent int32) {
-	s := Subroutine{Offset: off, Parent: parent, Inlined: a.tag == DW_TAG_inlined_subroutine}
+	s := Subroutine{Offset: off, Parent: parent, Inlined: a.tag == DW_TAG_inlined_subroutine, named: a.named || !a.code}
+	s.Ranges[0] = uint32(len(ui.SubRanges))
+	s.Ranges[1] = s.Ranges[0]
+	if !a.code {
+		r.skipAttrs(a)
+		ui.Subroutines = append(ui.Subroutines, s)
+		return
+	}
 	var low, high, rng value
 	var hasHigh, hasRanges bool
 	for i := range a.attrs {
 		sp := &a.attrs[i]
-		switch sp.attr {
-		case DW_AT_low_pc:
-			low = r.read(sp.form, sp.implicit)
+		switch sp.role {
+		case roleSkip:
+			r.skipAttr(sp)
+		case roleLowPC:
+			low = r.value(sp)
 			s.HasLowPC = true
-		case DW_AT_high_pc:
-			high, hasHigh = r.read(sp.form, sp.implicit), true
-		case DW_AT_ranges:
-			rng, hasRanges = r.read(sp.form, sp.implicit), true
-		case DW_AT_call_file:
-			s.CallFile, _ = constant(r.read(sp.form, sp.implicit))
-		case DW_AT_call_line:
-			c, _ := constant(r.read(sp.form, sp.implicit))
+		case roleHighPC:
+			high, hasHigh = r.value(sp), true
+		case roleRanges:
+			rng, hasRanges = r.value(sp), true
+		case roleCallFile:
+			s.CallFile, _ = constant(r.value(sp))
+		case roleCallLine:
+			c, _ := constant(r.value(sp))
 			s.CallLine = uint32(c)
-		case DW_AT_call_column:
-			c, _ := constant(r.read(sp.form, sp.implicit))
+		case roleCallColumn:
+			c, _ := constant(r.value(sp))
 			s.CallColumn = uint32(c)
-		case DW_AT_GNU_discriminator:
-			c, _ := constant(r.read(sp.form, sp.implicit))
+		case roleDiscriminator:
+			c, _ := constant(r.value(sp))
 			s.Discriminator = uint32(c)
-		default:
-			if !r.readNameAttr(&s.names, sp) {
-				if sp.size >= 0 {
-					r.skip(uint64(sp.size))
-				} else {
-					r.read(sp.form, sp.implicit)
-				}
-			}
+		case roleOrigin:
+			s.origin, _ = r.ref(r.value(sp))
 		}
 	}
 	if s.HasLowPC {
 		s.LowPC, s.HasLowPC = r.addr(low)
 	}
-	s.names.unit = r.u
-	s.Ranges[0] = uint32(len(ui.SubRanges))
 	ui.SubRanges = r.ranges(low, high, rng, s.HasLowPC, hasHigh, hasRanges, ui.SubRanges)
 	s.Ranges[1] = uint32(len(ui.SubRanges))
 	ui.Subroutines = append(ui.Subroutines, s)
@@ -297,9 +334,9 @@ func (r *entryReader) readSubroutine(ui *UnitInfo, a *abbrev, off uint64, parent
 func (r *entryReader) readNameAttr(e *refEntry, sp *attrSpec) bool {
 	switch sp.attr {
 	case DW_AT_name:
-		e.name = r.str(r.read(sp.form, sp.implicit))
+		e.name = r.strValue(sp)
 	case DW_AT_linkage_name, DW_AT_MIPS_linkage_name:
-		e.linkage = r.str(r.read(sp.form, sp.implicit))
+		e.linkage = r.strValue(sp)
 	case DW_AT_abstract_origin:
 		e.origin, _ = r.ref(r.read(sp.form, sp.implicit))
 	case DW_AT_specification:

@@ -83,9 +83,10 @@ func (s *Section) Compression() (*Compression, error) {
 // section the decompressed bytes. It returns nil for SHT_NOBITS and SHT_NULL
 // sections.
 //
-// A compressed section is decompressed once, on first request, into an
-// anonymous mapping that Close frees; later calls return the same slice,
-// which must not be modified. SectionData is safe for concurrent use.
+// A compressed section is decompressed once, on first request, into a
+// mapping of an unlinked temporary file that Close frees; later calls
+// return the same slice, which must not be modified. SectionData is safe
+// for concurrent use.
 func (f *File) SectionData(s *Section) ([]byte, error) {
 	if s.f != f {
 		return nil, errors.New("elf: SectionData: section of another file")
@@ -120,7 +121,7 @@ func (f *File) DWARFSection(name string) ([]byte, error) {
 	return f.SectionData(s)
 }
 
-// decompress inflates s into a new anonymous mapping after bounding the size
+// decompress inflates s into a new temporary-file mapping after bounding the size
 // its header claims, and checks that the stream yields exactly that size.
 func (f *File) decompress(s *Section, c *Compression) ([]byte, error) {
 	raw, err := s.Data()
@@ -144,7 +145,7 @@ func (f *File) decompress(s *Section, c *Compression) ([]byte, error) {
 		}
 		return []byte{}, nil
 	}
-	r, err := mmap.Anon(int(c.Size))
+	r, err := mmap.Temp(int(c.Size))
 	if err != nil {
 		return nil, fmt.Errorf("elf: %s: %w", what, err)
 	}

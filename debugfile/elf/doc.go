@@ -10,7 +10,7 @@
 // file read-only; raw section, segment and note data are subslices of that
 // memory. Compressed sections (SHF_COMPRESSED with ELFCOMPRESS_ZLIB or
 // ELFCOMPRESS_ZSTD, and GNU ".zdebug_*" sections) are decompressed once, on
-// first use, into anonymous mappings that Close frees.
+// first use, into mappings of unlinked temporary files that Close frees.
 //
 // Addresses: ImageBase follows Sentry and Breakpad (the first PT_LOAD's
 // p_vaddr), and OffsetToVaddr and VaddrToOffset translate through the

@@ -9,7 +9,8 @@
 // LC_SYMTAB, LC_UUID, build versions, LC_ID_DYLIB and the dylibs it loads.
 // Section data are subslices of the input. Symbols reads the nlist symbol
 // table, and DWARFSection returns a DWARF section by its DWARF name,
-// decompressing the legacy __zdebug form once into an anonymous mapping.
+// decompressing the legacy __zdebug form once into a mapping of an unlinked
+// temporary file.
 //
 // ArchName and ParseArch translate between CPU types and the architecture
 // names used by Apple's tools and Sentry ("arm64e", "x86_64h", "armv7k").

@@ -111,7 +111,7 @@ func (f *File) inflate(s *Section) ([]byte, error) {
 	return e.region.Data, nil
 }
 
-// decompress reads a "ZLIB" section into a new anonymous mapping.
+// decompress reads a "ZLIB" section into a new temporary-file mapping.
 func (f *File) decompress(s *Section) (*mmap.Region, error) {
 	what := "section " + s.Seg + "," + s.Name
 	off := f.base + uint64(s.Offset)
@@ -136,7 +136,7 @@ func (f *File) decompress(s *Section) (*mmap.Region, error) {
 	if err != nil {
 		return nil, &FormatError{Off: off + 12, Msg: what + ": " + err.Error()}
 	}
-	r, err := mmap.Anon(int(size))
+	r, err := mmap.Temp(int(size))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}

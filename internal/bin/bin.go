@@ -10,6 +10,7 @@
 package bin
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 )
@@ -259,10 +260,9 @@ func CStringAt(data []byte, off uint64) ([]byte, bool) {
 		return nil, false
 	}
 	s := data[off:]
-	for i, c := range s {
-		if c == 0 {
-			return s[:i:i], true
-		}
+	i := bytes.IndexByte(s, 0)
+	if i < 0 {
+		return nil, false
 	}
-	return nil, false
+	return s[:i:i], true
 }

@@ -1,19 +1,23 @@
 // Package mmap maps files read-only into memory, so format readers can work
-// zero-copy over them, and provides anonymous mappings for data that is
-// produced once and then read many times (decompressed debug sections) without
-// growing the garbage-collected heap.
+// zero-copy over them, and provides writable mappings backed by unlinked
+// temporary files for data that is produced once and then read many times
+// (decompressed debug sections) without growing the garbage-collected
+// heap. Pages of either kind can be released and are read back from their
+// file when used again, so a long pass over a big file needs only the
+// resident memory of what it is working on.
 package mmap
 
 import (
 	"fmt"
 	"os"
+	"sync"
+	"unsafe"
 )
 
 // Region is a mapped byte range. Data is valid until Close.
 type Region struct {
 	Data []byte
-	anon bool
-	heap bool
+	heap bool // a copy on the heap, where mapping was refused
 }
 
 // Open maps the whole file at path read-only. An empty file yields an empty
@@ -38,7 +42,7 @@ func Open(path string) (*Region, error) {
 	if int64(int(size)) != size {
 		return nil, fmt.Errorf("mmap %s: file too large (%d bytes)", path, size)
 	}
-	data, err := mapFile(f, int(size))
+	data, err := mapFile(f, int(size), false)
 	if err != nil {
 		// Some file systems refuse mappings; reading is always possible.
 		data, err = os.ReadFile(path)
@@ -47,19 +51,32 @@ func Open(path string) (*Region, error) {
 		}
 		return &Region{Data: data, heap: true}, nil
 	}
-	return &Region{Data: data}, nil
+	return register(data), nil
 }
 
-// Anon returns a zeroed, writable anonymous mapping of n bytes.
-func Anon(n int) (*Region, error) {
+// Temp returns a zeroed, writable mapping of n bytes backed by an unlinked
+// temporary file, whose pages Release can drop without losing them. Where
+// no temporary file can be made or mapped, the bytes are on the heap.
+func Temp(n int) (*Region, error) {
 	if n == 0 {
 		return &Region{}, nil
 	}
-	data, err := mapAnon(n)
+	f, err := os.CreateTemp("", "mmap-*")
 	if err != nil {
 		return &Region{Data: make([]byte, n), heap: true}, nil
 	}
-	return &Region{Data: data, anon: true}, nil
+	defer f.Close()
+	// Unlinked, the file lives as long as its mapping. Systems that cannot
+	// remove an open file keep it until the process ends.
+	os.Remove(f.Name())
+	if err := f.Truncate(int64(n)); err != nil {
+		return &Region{Data: make([]byte, n), heap: true}, nil
+	}
+	data, err := mapFile(f, n, true)
+	if err != nil {
+		return &Region{Data: make([]byte, n), heap: true}, nil
+	}
+	return register(data), nil
 }
 
 // Close unmaps the region. Data must not be used afterwards.
@@ -72,5 +89,63 @@ func (r *Region) Close() error {
 	if r.heap {
 		return nil
 	}
+	unregister(data)
 	return unmap(data)
+}
+
+// mapped holds the file-backed mappings made by this package: only their
+// pages can be released without losing what they hold.
+var mapped struct {
+	mu      sync.Mutex
+	regions [][2]uintptr // start, end
+}
+
+func register(data []byte) *Region {
+	start := uintptr(unsafe.Pointer(&data[0]))
+	mapped.mu.Lock()
+	mapped.regions = append(mapped.regions, [2]uintptr{start, start + uintptr(len(data))})
+	mapped.mu.Unlock()
+	return &Region{Data: data}
+}
+
+func unregister(data []byte) {
+	start := uintptr(unsafe.Pointer(&data[0]))
+	mapped.mu.Lock()
+	defer mapped.mu.Unlock()
+	for i, r := range mapped.regions {
+		if r[0] == start {
+			mapped.regions = append(mapped.regions[:i], mapped.regions[i+1:]...)
+			return
+		}
+	}
+}
+
+// Release tells the kernel that the pages holding b are not needed for
+// now: they leave the process's resident memory and are read back from
+// their file when next used, so b's contents never change. It does nothing
+// unless b lies in a mapping made by Open or Temp, and on systems without
+// madvise. Pages are whole: neighbours of b that share its first or last
+// page are released too, at the cost of reading them again.
+func Release(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	start := uintptr(unsafe.Pointer(&b[0]))
+	end := start + uintptr(len(b))
+	mapped.mu.Lock()
+	var region [2]uintptr
+	for _, r := range mapped.regions {
+		if r[0] <= start && end <= r[1] {
+			region = r
+			break
+		}
+	}
+	mapped.mu.Unlock()
+	if region[0] == 0 {
+		return
+	}
+	page := uintptr(os.Getpagesize())
+	start = max(start&^(page-1), region[0])
+	end = min((end+page-1)&^(page-1), region[1])
+	release(unsafe.Slice((*byte)(unsafe.Pointer(start)), end-start))
 }

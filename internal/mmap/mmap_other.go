@@ -9,6 +9,5 @@ import (
 
 var errNoMmap = errors.New("mmap not supported")
 
-func mapFile(f *os.File, n int) ([]byte, error) { return nil, errNoMmap }
-func mapAnon(n int) ([]byte, error)             { return nil, errNoMmap }
-func unmap(b []byte) error                      { return nil }
+func mapFile(f *os.File, n int, writable bool) ([]byte, error) { return nil, errNoMmap }
+func unmap(b []byte) error                                     { return nil }

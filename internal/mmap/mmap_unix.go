@@ -7,12 +7,12 @@ import (
 	"syscall"
 )
 
-func mapFile(f *os.File, n int) ([]byte, error) {
-	return syscall.Mmap(int(f.Fd()), 0, n, syscall.PROT_READ, syscall.MAP_SHARED)
-}
-
-func mapAnon(n int) ([]byte, error) {
-	return syscall.Mmap(-1, 0, n, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+func mapFile(f *os.File, n int, writable bool) ([]byte, error) {
+	prot := syscall.PROT_READ
+	if writable {
+		prot |= syscall.PROT_WRITE
+	}
+	return syscall.Mmap(int(f.Fd()), 0, n, prot, syscall.MAP_SHARED)
 }
 
 func unmap(b []byte) error { return syscall.Munmap(b) }
