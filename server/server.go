@@ -171,8 +171,15 @@ type Queued struct {
 
 // Processed is the result of processing one event.
 type Processed struct {
-	ID              int64 // row id of the event
-	ProjectID       int64
+	ID        int64 // row id of the event
+	ProjectID int64
+	// Worker and Attempt name the lease the event was processed under:
+	// the worker that claimed it and Queued.Attempts. Store.Complete
+	// records the result only while that lease is held, so an event whose
+	// lease expired and was claimed again elsewhere is counted once. Zero
+	// values accept whatever lease the event holds.
+	Worker          string
+	Attempt         int
 	Report          *report.Report // normalized and symbolicated
 	Fingerprint     string
 	GroupingVersion int
@@ -257,7 +264,8 @@ type Store interface {
 	// now+lease. Expired leases are claimed again.
 	Claim(ctx context.Context, worker string, n int, lease time.Duration) ([]*Queued, error)
 	// Complete records processing results in one transaction: events,
-	// issues, counts, missing symbols.
+	// issues, counts, missing symbols. Results whose lease was lost (see
+	// Processed.Worker) are skipped.
 	Complete(ctx context.Context, ps []*Processed) error
 	// Requeue queues events again (their symbols arrived).
 	Requeue(ctx context.Context, eventRowIDs []int64) error

@@ -26,7 +26,7 @@ import (
 func init() {
 	register(&command{
 		name:  "serve",
-		args:  "[--addr 127.0.0.1:7070] [--data DIR] [--db URL] [--admin-token TOKEN]",
+		args:  "[--addr 127.0.0.1:7070] [--data DIR] [--db URL] [--retention 90d] [--admin-token TOKEN]",
 		short: "run the server: ingest, symbolicate, group, web UI",
 		long: `
 Serve runs the backtrail server. It stores everything under --data: the
@@ -43,12 +43,26 @@ Endpoints: Sentry's /api/<project>/envelope/ and /store/; /api/v1/reports
 for backtrail reports, Apple .ips/.crash/MetricKit and Go panics;
 /api/v1/debug-files and sentry-cli's chunk upload for debug files;
 /buildid/<id>/debuginfo for debuginfod clients; /api/v1/issues and friends
-for reading; /healthz; the web UI at /.
+for reading; /healthz (200 with the queue length while the database
+answers, for load balancers); the web UI at /.
+
+Several replicas may serve one PostgreSQL database (--db postgres://…)
+behind a load balancer: they share the processing queue, and each event is
+processed once even when a replica dies (its leases expire after --lease
+and other replicas take the events over). They must share the blob
+directory (--data, or at least DIR/blobs and DIR/chunks, on a shared file
+system); symcaches are built per replica. See docs/scaling.md.
+
+With --retention, events received longer ago are deleted, checked hourly:
+on PostgreSQL whole days at a time (daily partitions are dropped), on
+SQLite in batches. Issue counts always match the events kept.
 `,
 		flags: func(fs *flag.FlagSet) {
 			fs.String("addr", "127.0.0.1:7070", "`address` to listen on")
 			fs.String("data", "backtrail-data", "data `directory`")
 			fs.String("db", "", "database: a postgres:// URL (default: SQLite in the data directory)")
+			fs.String("retention", "", "delete events received longer ago than this `period`: days (90d) or a duration (default: keep all)")
+			fs.Duration("lease", 30*time.Second, "how long a replica holds events it is processing before others may take them over")
 			fs.String("admin-token", "", "admin `token` (default: BACKTRAIL_ADMIN_TOKEN, else generated)")
 			fs.String("base-url", "", "`URL` clients reach the server at (default: http://ADDR)")
 			fs.Float64("rate-limit", 0, "events per second per project (0: unlimited)")
@@ -74,11 +88,15 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 	if err != nil {
 		return err
 	}
-	dsn := flagString(fs, "db")
-	if dsn == "" {
-		dsn = filepath.Join(dir, "backtrail.db")
+	retention, err := parseRetention(flagString(fs, "retention"))
+	if err != nil {
+		return err
 	}
-	db, err := store.Open(ctx, dsn)
+	lease := fs.Lookup("lease").Value.(flag.Getter).Get().(time.Duration)
+	if lease <= 0 {
+		return usagef("--lease must be positive")
+	}
+	db, err := store.Open(ctx, databaseDSN(fs, dir))
 	if err != nil {
 		return fmt.Errorf("database: %w", err)
 	}
@@ -87,12 +105,12 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 	if err != nil {
 		return err
 	}
-	def, err := db.ProjectByName(ctx, "default")
-	if server.ErrorCode(err) == server.ENOTFOUND {
-		def, err = db.CreateProject(ctx, "default")
-	}
+	def, err := defaultProject(ctx, db)
 	if err != nil {
 		return err
+	}
+	if err := db.Maintain(ctx, retention); err != nil {
+		return fmt.Errorf("database: %w", err)
 	}
 
 	ln, err := net.Listen("tcp", flagString(fs, "addr"))
@@ -111,7 +129,7 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 	if urls := strings.Fields(upstream); len(urls) > 0 {
 		syms.Upstream = &process.Upstream{URLs: urls}
 	}
-	proc := &process.Processor{Store: db, Symbols: syms, Logger: logger}
+	proc := &process.Processor{Store: db, Symbols: syms, Logger: logger, Lease: lease}
 	rate := fs.Lookup("rate-limit").Value.(flag.Getter).Get().(float64)
 	srv := &api.Server{
 		Store: db, Blobs: blobs, Symbols: syms, Processor: proc,
@@ -126,6 +144,22 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 	go func() {
 		defer close(procDone)
 		proc.Run(procCtx)
+	}()
+	maintDone := make(chan struct{})
+	go func() {
+		defer close(maintDone)
+		t := time.NewTicker(time.Hour)
+		defer t.Stop()
+		for {
+			select {
+			case <-procCtx.Done():
+				return
+			case <-t.C:
+			}
+			if err := db.Maintain(procCtx, retention); err != nil && procCtx.Err() == nil {
+				logger.Error("database maintenance", "err", err)
+			}
+		}
 	}()
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- hs.Serve(ln) }()
@@ -163,7 +197,22 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 	srv.Close()
 	stopProc()
 	<-procDone
+	<-maintDone
 	return nil
+}
+
+// defaultProject returns the project "default", creating it; a replica
+// starting at the same time may create it first.
+func defaultProject(ctx context.Context, db *store.DB) (*server.Project, error) {
+	p, err := db.ProjectByName(ctx, "default")
+	if server.ErrorCode(err) != server.ENOTFOUND {
+		return p, err
+	}
+	p, err = db.CreateProject(ctx, "default")
+	if server.ErrorCode(err) == server.ECONFLICT {
+		return db.ProjectByName(ctx, "default")
+	}
+	return p, err
 }
 
 // adminToken returns the admin token: given, from the environment, or read

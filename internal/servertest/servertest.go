@@ -1,8 +1,16 @@
 // Package servertest runs the backtrail server in-process for end-to-end
-// tests: the SQLite store, the blob store, symbols, the processor and the
-// API, wired the way `backtrail serve` (cmd/backtrail/serve.go) wires them,
+// tests: the store, the blob store, symbols, the processor and the API,
+// wired the way `backtrail serve` (cmd/backtrail/serve.go) wires them,
 // listening on 127.0.0.1:0 over a temporary directory. Clients under test
 // talk to it over real HTTP.
+//
+// The store is SQLite in the data directory, or a database of its own on
+// the PostgreSQL cluster internal/pgtest runs: when Options.Database says
+// so, or for every server of the test binary when the environment
+// variable BACKTRAIL_TEST_DB is "postgres" (the test command runs the
+// end-to-end suite once per database that way). A test binary that may
+// use PostgreSQL calls pgtest.Stop from its TestMain. Several servers may
+// share one database and data directory, as replicas do.
 //
 // It follows WTF Dial's cmd/wtfd/main_test.go: one helper that starts the
 // whole program and stops it when the test ends.
@@ -26,6 +34,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/backtrail/backtrail/internal/pgtest"
 	"github.com/backtrail/backtrail/report"
 	"github.com/backtrail/backtrail/server"
 	"github.com/backtrail/backtrail/server/api"
@@ -47,7 +56,18 @@ type Options struct {
 	// Upstream lists debuginfod servers asked for debug files nobody
 	// uploaded.
 	Upstream []string
+	// Database is "sqlite" for SQLite in Dir, "postgres" for a new
+	// database on the test PostgreSQL cluster, or a DSN (a postgres://
+	// URL or an SQLite file) to share a database with another server.
+	// The default is $BACKTRAIL_TEST_DB, else "sqlite".
+	Database string
+	// Lease is how long the processor leases events (default 30 s).
+	Lease time.Duration
 }
+
+// EnvDatabase is the environment variable that picks the database of the
+// servers whose Options leave Database empty: "sqlite" or "postgres".
+const EnvDatabase = "BACKTRAIL_TEST_DB"
 
 // Server is a running in-process server. Its methods fail the test on
 // transport errors; HTTP statuses are the caller's to check.
@@ -56,6 +76,7 @@ type Server struct {
 	AdminToken string          // the admin token
 	Project    *server.Project // the project "default"
 	Dir        string          // the data directory
+	Database   string          // the database's DSN, for another replica
 	Store      *store.DB
 	Blobs      *blob.Dir
 	API        *api.Server
@@ -79,7 +100,17 @@ func Start(t testing.TB, opts Options) *Server {
 	rand.Read(raw[:])
 	token := hex.EncodeToString(raw[:])
 
-	db, err := store.Open(ctx, filepath.Join(dir, "backtrail.db"))
+	dsn := opts.Database
+	if dsn == "" {
+		dsn = os.Getenv(EnvDatabase)
+	}
+	switch dsn {
+	case "", "sqlite":
+		dsn = filepath.Join(dir, "backtrail.db")
+	case "postgres":
+		dsn = pgtest.URL(t)
+	}
+	db, err := store.Open(ctx, dsn)
 	if err != nil {
 		t.Fatalf("servertest: %v", err)
 	}
@@ -91,6 +122,9 @@ func Start(t testing.TB, opts Options) *Server {
 	def, err := db.ProjectByName(ctx, "default")
 	if server.ErrorCode(err) == server.ENOTFOUND {
 		def, err = db.CreateProject(ctx, "default")
+		if server.ErrorCode(err) == server.ECONFLICT {
+			def, err = db.ProjectByName(ctx, "default")
+		}
 	}
 	if err != nil {
 		db.Close()
@@ -108,7 +142,7 @@ func Start(t testing.TB, opts Options) *Server {
 	}
 	// A short poll: tests wait for processing, and the processor is also
 	// woken by every accepted event.
-	proc := &process.Processor{Store: db, Symbols: syms, Logger: logger, Poll: 50 * time.Millisecond}
+	proc := &process.Processor{Store: db, Symbols: syms, Logger: logger, Poll: 50 * time.Millisecond, Lease: opts.Lease}
 	srv := &api.Server{
 		Store: db, Blobs: blobs, Symbols: syms, Processor: proc,
 		AdminToken: token, BaseURL: base, ChunkDir: filepath.Join(dir, "chunks"),
@@ -137,7 +171,7 @@ func Start(t testing.TB, opts Options) *Server {
 		db.Close()
 	})
 	return &Server{
-		URL: base, AdminToken: token, Project: def, Dir: dir,
+		URL: base, AdminToken: token, Project: def, Dir: dir, Database: dsn,
 		Store: db, Blobs: blobs, API: srv,
 		client: &http.Client{Timeout: 2 * time.Minute},
 	}

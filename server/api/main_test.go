@@ -6,12 +6,14 @@ import (
 	"testing"
 
 	"github.com/backtrail/backtrail/internal/fixture"
+	"github.com/backtrail/backtrail/internal/pgtest"
 	"github.com/backtrail/backtrail/report"
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
 	fixture.Cleanup()
+	pgtest.Stop()
 	os.Exit(code)
 }
 

@@ -129,7 +129,7 @@ func (p *Processor) RunOnce(ctx context.Context) (int, error) {
 // result, never returned: a bad payload must not stop the queue.
 func (p *Processor) Process(ctx context.Context, q *server.Queued) (res *server.Processed) {
 	p.init()
-	res = &server.Processed{ID: q.ID, ProjectID: q.ProjectID}
+	res = &server.Processed{ID: q.ID, ProjectID: q.ProjectID, Worker: p.Name, Attempt: q.Attempts}
 	defer func() {
 		if r := recover(); r != nil {
 			res.Err = fmt.Errorf("processing failed: %v", r)

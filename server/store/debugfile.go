@@ -31,16 +31,18 @@ func scanDebugFile(row interface{ Scan(...any) error }) (*server.DebugFile, erro
 func (db *DB) AddDebugFile(ctx context.Context, f *server.DebugFile) (*server.DebugFile, bool, error) {
 	var out *server.DebugFile
 	added := false
+	// INSERT … ON CONFLICT, so that replicas receiving the same upload at
+	// once record it once.
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		var err error
-		out, err = scanDebugFile(tx.QueryRowContext(ctx, db.q(`SELECT `+debugFileCols+` FROM debug_files WHERE project_id = ? AND debug_id = ? AND arch = ? AND blob = ?`),
-			f.ProjectID, f.DebugID, f.Arch, f.Blob))
-		if err == nil || !isNoRows(err) {
+		out, err = scanDebugFile(tx.QueryRowContext(ctx, db.q(`INSERT INTO debug_files (project_id, debug_id, code_id, arch, format, kind, name, size, blob, features, uploaded_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (project_id, debug_id, arch, blob) DO NOTHING RETURNING `+debugFileCols),
+			f.ProjectID, f.DebugID, f.CodeID, f.Arch, f.Format, f.Kind, f.Name, f.Size, f.Blob, strings.Join(f.Features, ","), ms2(db.Now())))
+		if isNoRows(err) {
+			out, err = scanDebugFile(tx.QueryRowContext(ctx, db.q(`SELECT `+debugFileCols+` FROM debug_files WHERE project_id = ? AND debug_id = ? AND arch = ? AND blob = ?`),
+				f.ProjectID, f.DebugID, f.Arch, f.Blob))
 			return err
 		}
-		out, err = scanDebugFile(tx.QueryRowContext(ctx, db.q(`INSERT INTO debug_files (project_id, debug_id, code_id, arch, format, kind, name, size, blob, features, uploaded_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+debugFileCols),
-			f.ProjectID, f.DebugID, f.CodeID, f.Arch, f.Format, f.Kind, f.Name, f.Size, f.Blob, strings.Join(f.Features, ","), ms2(db.Now())))
 		if err != nil {
 			return err
 		}

@@ -1,10 +1,34 @@
 // Package store implements server.Store on SQL databases: SQLite (embedded,
-// the default) and PostgreSQL, with the same schema and numbered migrations
-// per dialect (migrations/<dialect>/NNNN_name.sql). Queries are written once
-// with ? placeholders and rewritten for PostgreSQL.
+// the default) and PostgreSQL 15 or later (through pgx), with the same
+// tables and numbered migrations per dialect (migrations/<dialect>/
+// NNNN_name.sql). Queries are written once with ? placeholders and
+// rewritten for PostgreSQL; the methods whose work differs (accepting,
+// claiming and locating events) have a PostgreSQL variant in postgres.go.
 //
 // Raw payloads and processed reports are stored zstd-compressed in the
 // events table, so that accepting an event is one transaction.
+//
+// # Several replicas
+//
+// On PostgreSQL several server processes may share one database. Ingestion
+// is idempotent by (project, event id) through the event_ids table; the
+// processing queue is a table whose rows are leased with FOR UPDATE SKIP
+// LOCKED, and a result is recorded only while its lease is held
+// (server.Processed.Worker and Attempt), so each event is counted once even
+// when a lease expires under a slow node; issues are created with INSERT …
+// ON CONFLICT, and Complete updates issues and rollups in one order
+// (project and fingerprint, then issue and key) so replicas do not
+// deadlock. Migrations and partition creation take advisory locks.
+//
+// # Retention
+//
+// Expire deletes the events received before a time: whole daily partitions
+// on PostgreSQL, batches of rows on SQLite. The rule that keeps the
+// rollups consistent: an event is counted in its issue (issues.count, the
+// hourly and per-release rollups) exactly while it is stored with that
+// issue, so deleting it subtracts it from each, and deletes the issue once
+// no event of it is left and it was last seen before the cut. Dedupe rows
+// and missing-symbol rows of deleted events go with them.
 package store
 
 import (
@@ -18,8 +42,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver
 	"github.com/klauspost/compress/zstd"
 	_ "modernc.org/sqlite" // the "sqlite" driver
 
@@ -33,9 +59,14 @@ var migrations embed.FS
 type DB struct {
 	// SQLite allows one writer at a time: writes go through a pool of
 	// one connection, reads through a pool of several (WAL mode lets
-	// them run beside the writer).
+	// them run beside the writer). On PostgreSQL both are one pool.
 	w, r    *sql.DB
 	dialect string // "sqlite" or "postgres"
+
+	// parts caches the event partitions known to exist (PostgreSQL),
+	// by day number since the Unix epoch.
+	partMu sync.Mutex
+	parts  map[int64]bool
 
 	enc *zstd.Encoder
 	dec *zstd.Decoder
@@ -46,26 +77,40 @@ type DB struct {
 
 var _ server.Store = (*DB)(nil)
 
+// IsPostgres reports whether dsn names a PostgreSQL database (a
+// postgres:// or postgresql:// URL) rather than an SQLite file.
+func IsPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
 // Open opens (creating if needed) the database named by dsn — a file path
 // for SQLite, a postgres:// URL for PostgreSQL — and applies pending
-// migrations.
+// migrations. Several processes may open one PostgreSQL database at once:
+// migrations are serialized by an advisory lock.
 func Open(ctx context.Context, dsn string) (*DB, error) {
 	db := &DB{Now: time.Now}
 	var err error
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		return nil, server.Errorf(server.EUNSUPPORTED, "PostgreSQL is not supported yet")
+	if IsPostgres(dsn) {
+		db.dialect = "postgres"
+		if db.w, err = sql.Open("pgx", dsn); err != nil {
+			return nil, err
+		}
+		db.w.SetMaxOpenConns(pgConns)
+		db.w.SetMaxIdleConns(pgConns)
+		db.r = db.w
+	} else {
+		db.dialect = "sqlite"
+		q := "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(ON)&_txlock=immediate"
+		if db.w, err = sql.Open("sqlite", "file:"+dsn+q); err != nil {
+			return nil, err
+		}
+		db.w.SetMaxOpenConns(1)
+		if db.r, err = sql.Open("sqlite", "file:"+dsn+q); err != nil {
+			db.w.Close()
+			return nil, err
+		}
+		db.r.SetMaxOpenConns(4)
 	}
-	db.dialect = "sqlite"
-	q := "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(ON)&_txlock=immediate"
-	if db.w, err = sql.Open("sqlite", "file:"+dsn+q); err != nil {
-		return nil, err
-	}
-	db.w.SetMaxOpenConns(1)
-	if db.r, err = sql.Open("sqlite", "file:"+dsn+q); err != nil {
-		db.w.Close()
-		return nil, err
-	}
-	db.r.SetMaxOpenConns(4)
 	if db.enc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1)); err != nil {
 		return nil, err
 	}
@@ -81,12 +126,26 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 
 // Close closes the database.
 func (db *DB) Close() error {
-	db.dec.Close()
+	if db.dec != nil {
+		db.dec.Close()
+	}
 	err := db.w.Close()
-	if err2 := db.r.Close(); err == nil {
-		err = err2
+	if db.r != db.w {
+		if err2 := db.r.Close(); err == nil {
+			err = err2
+		}
 	}
 	return err
+}
+
+// Dialect returns "sqlite" or "postgres".
+func (db *DB) Dialect() string { return db.dialect }
+
+// Version returns the newest migration applied to the database.
+func (db *DB) Version(ctx context.Context) (int, error) {
+	var v sql.NullInt64
+	err := db.r.QueryRowContext(ctx, `SELECT max(version) FROM schema_migrations`).Scan(&v)
+	return int(v.Int64), err
 }
 
 // Migration is one numbered schema change.
@@ -121,9 +180,18 @@ func Migrations(dialect string) ([]Migration, error) {
 }
 
 // migrate applies the migrations not yet recorded in schema_migrations,
-// each in its own transaction.
+// each in its own transaction. On PostgreSQL every step first takes a
+// transaction-scoped advisory lock, so replicas starting together apply
+// each migration once: the second waits, then sees it recorded.
 func (db *DB) migrate(ctx context.Context) error {
-	if _, err := db.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		if err := db.lockXact(ctx, tx, lockMigrate); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("migrations table: %w", err)
 	}
 	ms, err := Migrations(db.dialect)
@@ -132,6 +200,9 @@ func (db *DB) migrate(ctx context.Context) error {
 	}
 	for _, m := range ms {
 		err := db.tx(ctx, func(tx *sql.Tx) error {
+			if err := db.lockXact(ctx, tx, lockMigrate); err != nil {
+				return err
+			}
 			var n int
 			if err := tx.QueryRowContext(ctx, db.q(`SELECT count(*) FROM schema_migrations WHERE version = ?`), m.Version).Scan(&n); err != nil || n > 0 {
 				return err
@@ -186,6 +257,23 @@ func fromMS(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
 
 func notFound(what string, args ...any) error {
 	return server.Errorf(server.ENOTFOUND, what, args...)
+}
+
+// Advisory lock keys (PostgreSQL), arbitrary but fixed.
+const (
+	lockMigrate   = 0x6274_0001 // migrations
+	lockPartition = 0x6274_0002 // creating and dropping event partitions
+	lockRetention = 0x6274_0003 // one retention pass at a time
+)
+
+// lockXact takes an advisory lock held until tx ends (PostgreSQL; SQLite
+// transactions are serialized already).
+func (db *DB) lockXact(ctx context.Context, tx *sql.Tx, key int64) error {
+	if db.dialect != "postgres" {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, key)
+	return err
 }
 
 func isUnique(err error) bool {

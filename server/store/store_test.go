@@ -3,37 +3,48 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/backtrail/backtrail/internal/pgtest"
 	"github.com/backtrail/backtrail/report"
 	"github.com/backtrail/backtrail/server"
 	"github.com/backtrail/backtrail/server/store"
 )
 
-// opener opens an empty store whose clock is now.
-type opener func(t *testing.T, now func() time.Time) server.Store
-
-// implementations are the stores the suite runs on. PostgreSQL joins as a
-// second row once store.Open accepts postgres:// URLs: its opener creates a
-// database per test on a server the test starts (initdb, pg_ctl) over
-// t.TempDir().
+// implementations are the stores the suite runs on: each gives the DSN of
+// a new, empty database. PostgreSQL runs on a cluster pgtest starts for
+// this test binary (initdb into a temporary directory), one database per
+// test.
 var implementations = []struct {
 	name string
-	open opener
+	dsn  func(t *testing.T) string
 }{
-	{"sqlite", func(t *testing.T, now func() time.Time) server.Store {
-		db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "backtrail.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		db.Now = now
-		t.Cleanup(func() { db.Close() })
-		return db
-	}},
+	{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "backtrail.db") }},
+	{"postgres", func(t *testing.T) string { return pgtest.URL(t) }},
+}
+
+// open opens the store at dsn with the clock now, closed when the test
+// ends.
+func open(t *testing.T, dsn string, now func() time.Time) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Now = now
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pgtest.Stop()
+	os.Exit(code)
 }
 
 // clock is a settable time source.
@@ -65,7 +76,7 @@ func TestStore(t *testing.T) {
 				t.Run(tc.name, func(t *testing.T) {
 					t.Parallel()
 					c := newClock()
-					tc.fn(t, impl.open(t, c.Now), c)
+					tc.fn(t, open(t, impl.dsn(t), c.Now), c)
 				})
 			}
 		})
@@ -89,6 +100,8 @@ var suite = []struct {
 	{"DebugFiles", testDebugFiles},
 	{"Issues", testIssues},
 	{"IssueCounts", testIssueCounts},
+	{"LeaseLost", testLeaseLost},
+	{"Retention", testRetention},
 }
 
 var ctx = context.Background()
