@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/backtrail/backtrail/dump"
+	"github.com/backtrail/backtrail/report"
+)
+
+func init() {
+	register(&command{
+		name:  "dump",
+		args:  "PID [--json] [--freeze] [--max-frames N] [--upload URL --key KEY]",
+		short: "print every thread's stack of a live process, symbolized",
+		long: `
+Dump prints the stack of every thread of the live Linux process PID,
+symbolized with inline frames, in the style of eu-stack -i: a
+"TID <tid> (<name>):" header per thread, then "#N 0xADDR function
+(file:line) [module]" per frame, with "(inlined)" after frames that were
+inlined into the next one.
+
+By default each thread is stopped on its own (PTRACE_SEIZE and
+PTRACE_INTERRUPT), its registers and stack copied, and released at once,
+so no thread pauses for more than a fraction of a millisecond; unwinding
+and symbolization happen afterwards. --freeze stops every thread first for
+a consistent snapshot, then releases them all. The process is never left
+stopped: errors, SIGINT and SIGTERM detach it, and so does the kernel if
+backtrail itself dies.
+
+Symbols come from the binaries, their separate debug files (next to the
+binary, by .gnu_debuglink, or under /usr/lib/debug/.build-id), or from a
+debuginfod server (--debuginfod, or DEBUGINFOD_URLS). For a Go program a
+note explains that OS threads show the Go scheduler, not goroutines.
+
+--json prints the dump as a report of kind "dump" (docs/report-format.md);
+--upload sends that report to a backtrail server, which makes it an issue.
+
+Dumping needs ptrace rights over the process: the same user (and
+kernel.yama.ptrace_scope 0), or CAP_SYS_PTRACE.
+`,
+		flags: func(fs *flag.FlagSet) {
+			fs.Bool("json", false, "print the report JSON instead of text")
+			fs.Bool("freeze", false, "stop all threads for a consistent snapshot")
+			fs.Int("max-frames", 256, "maximum physical frames per thread")
+			fs.String("upload", "", "server `URL` to send the report to")
+			fs.String("key", "", "project `key` for --upload (default: BACKTRAIL_KEY)")
+			fs.String("debuginfod", "", "debuginfod server `URLs`, space-separated (default: DEBUGINFOD_URLS)")
+			fs.String("debug-file-directory", "", "`dir` to search for separate debug files")
+		},
+		run: runDump,
+	})
+}
+
+func runDump(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+	if len(args) != 1 {
+		return usagef("need exactly one PID")
+	}
+	pid, err := strconv.Atoi(args[0])
+	if err != nil || pid <= 0 {
+		return usagef("PID %q is not a positive number", args[0])
+	}
+	maxFrames, _ := strconv.Atoi(flagString(fs, "max-frames"))
+	if maxFrames <= 0 {
+		return usagef("--max-frames must be positive")
+	}
+	uploadURL := strings.TrimRight(flagString(fs, "upload"), "/")
+	key := flagString(fs, "key")
+	if key == "" {
+		key = os.Getenv("BACKTRAIL_KEY")
+	}
+	if uploadURL != "" && key == "" {
+		return usagef("--upload needs --key (or BACKTRAIL_KEY)")
+	}
+	opts := dump.Options{Freeze: flagString(fs, "freeze") == "true", MaxFrames: maxFrames}
+	urls := flagString(fs, "debuginfod")
+	if urls == "" {
+		urls = os.Getenv("DEBUGINFOD_URLS")
+	}
+	opts.Debuginfod = strings.Fields(urls)
+	if d := flagString(fs, "debug-file-directory"); d != "" {
+		opts.DebugDirs = []string{d}
+	}
+	p, err := dump.Dump(ctx, pid, opts)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("dump of %d interrupted; the process was released", pid)
+		}
+		return err
+	}
+	r := p.Report()
+	if flagString(fs, "json") == "true" {
+		if err := report.Encode(e.stdout, r); err != nil {
+			return err
+		}
+	} else {
+		if err := p.WriteText(e.stdout); err != nil {
+			return err
+		}
+		if e.isTerminal {
+			fmt.Fprintf(e.stderr, "%d threads in %v, longest pause %v\n", len(p.Threads), p.Elapsed.Round(time.Microsecond), p.MaxPause.Round(time.Microsecond))
+		}
+	}
+	if uploadURL != "" {
+		if err := postReport(ctx, uploadURL, key, r); err != nil {
+			return fmt.Errorf("upload: %w", err)
+		}
+		fmt.Fprintf(e.stderr, "uploaded dump %s to %s\n", r.EventID, uploadURL)
+	}
+	return nil
+}
+
+// postReport sends r to the server's report endpoint (docs/report-format.md
+// §1).
+func postReport(ctx context.Context, base, key string, r *report.Report) error {
+	var body bytes.Buffer
+	if err := report.Encode(&body, r); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/v1/reports", &body)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return httpError(resp)
+	}
+	return nil
+}

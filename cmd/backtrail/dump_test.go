@@ -1,0 +1,189 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/backtrail/backtrail/internal/testenv"
+	"github.com/backtrail/backtrail/report"
+)
+
+// startParked builds testdata/src/dump/parked.c with gcc -O2 -g and runs
+// it with 3 workers at depth 4; it returns the pid once the target is
+// ready.
+func startParked(t *testing.T) int {
+	t.Helper()
+	exe := filepath.Join(t.TempDir(), "parked")
+	src := testenv.Testdata(t, "src", "dump", "parked.c")
+	if b, err := exec.Command(testenv.Tool(t, "gcc"), "-O2", "-g", "-pthread", "-o", exe, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, b)
+	}
+	cmd := exec.Command(exe, "-t", "3", "-d", "4")
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		in.Close()
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	if !strings.HasPrefix(line, "ready ") {
+		t.Fatalf("target said %q", line)
+	}
+	return cmd.Process.Pid
+}
+
+func runCode(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
+	code = run(context.Background(), e, args)
+	return code, out.String(), errb.String()
+}
+
+func TestDumpCommand(t *testing.T) {
+	pid := startParked(t)
+	p := strconv.Itoa(pid)
+
+	code, out, errs := runCode("dump", p)
+	if code != 0 {
+		t.Fatalf("dump: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"PID " + p + " - process parked\n", "TID " + p + " (parked):\n", "TID ", " (worker-0):\n",
+		" park_here (", "parked.c:", "[parked] (inlined)\n", " level_a (", " worker_main (", "[libc.so.6]"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(out, "#0  0x") {
+		t.Errorf("no #0 frame line:\n%s", out)
+	}
+
+	code, out, errs = runCode("dump", "--json", "--freeze", "--max-frames", "3", p)
+	if code != 0 {
+		t.Fatalf("dump --json: exit %d: %s", code, errs)
+	}
+	r, err := report.Parse([]byte(out))
+	if err != nil {
+		t.Fatalf("--json output: %v", err)
+	}
+	if r.Kind != report.KindDump || len(r.Threads) != 4 || !r.Threads[1].Truncated {
+		t.Errorf("report kind %s, %d threads, truncated %v", r.Kind, len(r.Threads), r.Threads[1].Truncated)
+	}
+
+	var got struct {
+		auth, ctype string
+		body        []byte
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.URL.Path != "/api/v1/reports" || req.Method != http.MethodPost {
+			http.NotFound(w, req)
+			return
+		}
+		got.auth, got.ctype = req.Header.Get("Authorization"), req.Header.Get("Content-Type")
+		got.body, _ = io.ReadAll(req.Body)
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	defer srv.Close()
+	code, _, errs = runCode("dump", "--upload", srv.URL, "--key", "k123", p)
+	if code != 0 {
+		t.Fatalf("dump --upload: exit %d: %s", code, errs)
+	}
+	if got.auth != "Bearer k123" || got.ctype != "application/json" {
+		t.Errorf("upload headers %q %q", got.auth, got.ctype)
+	}
+	if r, err := report.Parse(got.body); err != nil || r.Kind != report.KindDump || r.Validate() != nil {
+		t.Errorf("uploaded report: %v", err)
+	}
+}
+
+func TestDumpCommandErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"dump"}, 2, "need exactly one PID"},
+		{[]string{"dump", "abc"}, 2, "not a positive number"},
+		{[]string{"dump", "--upload", "http://127.0.0.1:1", "1"}, 2, "--upload needs --key"},
+		{[]string{"dump", "1073741823"}, 1, "backtrail: process 1073741823: no such process"},
+	} {
+		code, _, errs := runCode(tc.args...)
+		if code != tc.code || !strings.Contains(errs, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want %d and %q", tc.args, code, errs, tc.code, tc.want)
+		}
+	}
+}
+
+// TestDumpUploadServe runs the server in-process on 127.0.0.1:0 and
+// uploads a dump to it: the server stores it as an issue of kind dump.
+func TestDumpUploadServe(t *testing.T) {
+	pid := startParked(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		e := &env{stdin: strings.NewReader(""), stdout: pw, stderr: io.Discard}
+		done <- run(ctx, e, []string{"serve", "--data", t.TempDir(), "--addr", "127.0.0.1:0", "--admin-token", "tok"})
+		pw.Close()
+	}()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	var base, key string
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() && (base == "" || key == "") {
+		line := sc.Text()
+		if s, ok := strings.CutPrefix(line, "backtrail serving at "); ok {
+			base = s
+		}
+		if _, dsn, ok := strings.Cut(line, "DSN:"); ok {
+			dsn = strings.TrimSpace(dsn)
+			if i, j := strings.Index(dsn, "//"), strings.Index(dsn, "@"); i >= 0 && j > i {
+				key = dsn[i+2 : j]
+			}
+		}
+	}
+	go io.Copy(io.Discard, pr)
+	if base == "" || key == "" {
+		t.Fatalf("server did not print its address and DSN")
+	}
+	code, _, errs := runCode("dump", "--upload", base, "--key", key, strconv.Itoa(pid))
+	if code != 0 {
+		t.Fatalf("dump --upload: exit %d: %s", code, errs)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		req, _ := http.NewRequest("GET", base+"/api/v1/issues?project=default", nil)
+		req.Header.Set("Authorization", "Bearer tok")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if strings.Contains(string(body), `"dump"`) {
+			t.Logf("issue: %.300s", body)
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no dump issue on the server: %s %s", resp.Status, body)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

@@ -1,0 +1,104 @@
+//go:build linux
+
+package dump_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/backtrail/backtrail/debugfile"
+	"github.com/backtrail/backtrail/dump"
+	"github.com/backtrail/backtrail/internal/testenv"
+)
+
+// TestDebuginfod dumps a target whose debug information was split off
+// and is only on a debuginfod server (a local one, serving
+// /buildid/<id>/debuginfo): the dump downloads it into the cache once, and
+// frames get files and lines.
+func TestDebuginfod(t *testing.T) {
+	objcopy := testenv.Tool(t, "objcopy")
+	exe := buildTarget(t, variants[1])
+	dir := t.TempDir()
+	stripped := filepath.Join(dir, "parked")
+	debug := filepath.Join(dir, "parked.debug")
+	for _, args := range [][]string{
+		{"--only-keep-debug", exe, debug},
+		{"--strip-debug", exe, stripped},
+	} {
+		if b, err := exec.Command(objcopy, args...).CombinedOutput(); err != nil {
+			t.Fatalf("objcopy %q: %v\n%s", args, err, b)
+		}
+	}
+	os.Chmod(stripped, 0o755)
+	debugBytes, err := os.ReadFile(debug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := debugfile.Open(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := f.Objects[0].CodeID
+	f.Close()
+	var hits atomic.Int32
+	var asked atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Store(r.URL.Path)
+		if r.URL.Path != "/buildid/"+id+"/debuginfo" {
+			http.NotFound(w, r)
+			return
+		}
+		hits.Add(1)
+		w.Write(debugBytes)
+	}))
+	defer srv.Close()
+
+	tg := start(t, stripped, "-t", "2", "-d", "3")
+	cache := t.TempDir()
+	for i := 0; i < 2; i++ {
+		d, err := dump.Dump(context.Background(), tg.pid, dump.Options{Debuginfod: []string{srv.URL}, CacheDir: cache, DebugDirs: []string{t.TempDir()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := 0
+		for _, th := range d.Threads {
+			for _, f := range th.Frames {
+				if f.Module == "parked" && strings.HasSuffix(f.File, "parked.c") && f.Line > 0 {
+					lines++
+				}
+			}
+		}
+		if lines == 0 {
+			t.Errorf("dump %d: no file:line in the target (server asked for %v)", i, asked.Load())
+		}
+	}
+	if hits.Load() != 1 {
+		t.Errorf("%d downloads, want 1 (then the cache)", hits.Load())
+	}
+}
+
+// TestCancel cancels a dump midway, as SIGINT does in the command: Dump
+// returns the context's error and no thread stays stopped.
+func TestCancel(t *testing.T) {
+	exe := buildTarget(t, variants[1])
+	tg := start(t, exe, "-t", "300", "-d", "3")
+	for _, freeze := range []bool{false, true} {
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() {
+			time.Sleep(3 * time.Millisecond)
+			cancel()
+		}()
+		_, err := dump.Dump(ctx, tg.pid, dump.Options{Freeze: freeze, NoSymbols: true})
+		t.Logf("freeze=%v: %v", freeze, err)
+		tg.checkRunning()
+		cancel()
+	}
+}

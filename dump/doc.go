@@ -1,0 +1,51 @@
+// Package dump takes the stacks of every thread of a live Linux process,
+// unwinds them and symbolizes them, inline frames included, pausing each
+// thread for as little time as possible.
+//
+// # How a dump is taken
+//
+// All ptrace calls run on one goroutine locked to its OS thread (the
+// tracer), fed closures over a channel, because Linux ties a tracee to the
+// thread that attached it. In the default mode each thread in turn is
+// attached with PTRACE_SEIZE, stopped with PTRACE_INTERRUPT, its
+// registers read (PTRACE_GETREGS / PTRACE_GETREGSET), its stack copied
+// with process_vm_readv (from a little below the stack pointer up to
+// Options.StackWindow bytes, clamped to the stack's mapping in
+// /proc/PID/maps), and detached at once; the thread then runs again while
+// its copied stack is unwound and symbolized by a bounded pool of
+// goroutines, in parallel with the capture of the next threads. With
+// Options.Freeze every thread is stopped first (re-reading /proc/PID/task
+// until no new thread appears), all are read, and then all are released:
+// one consistent snapshot, at the price of a longer pause.
+//
+// The tracee is never left stopped: every path (errors, a cancelled
+// context, a thread exiting mid-dump) detaches what it attached, and if the
+// dumping process dies the kernel detaches its tracees. A thread that
+// vanishes between listing and attaching (ESRCH, or an exit seen by wait)
+// is reported with a note, not as an error.
+//
+// # Unwinding and symbolization
+//
+// Modules come from /proc/PID/maps: each file is opened through
+// /proc/PID/root (so containers' files are found) or, when that path does
+// not resolve, /proc/PID/map_files. The load bias is computed from the
+// PT_LOAD segment that the file's first mapping maps. Stacks are unwound
+// by package unwind with each module's .eh_frame/.debug_frame (the vDSO's
+// is read from memory), falling back to frame pointers. Frames are
+// symbolized by package symbolize with inline frames, the debug
+// information found next to the binary, by .gnu_debuglink, under
+// /usr/lib/debug/.build-id, or downloaded from a debuginfod server into
+// Options.CacheDir. Modules and the symbolization of each address are
+// cached for the whole dump, so a thousand threads in the same functions
+// cost one lookup per distinct address.
+//
+// A Go program's OS threads show the Go scheduler's view (runtime.futex,
+// runtime.mcall, …), not goroutines; Dump says so in Process.Notes.
+//
+// # Untrusted input
+//
+// The target's registers, memory and files are untrusted: memory is read
+// only within its mappings and a bounded window per thread, unwinding is
+// bounded by package unwind (frames capped, Options.MaxFrames), and files
+// are parsed by the fuzzed readers of debugfile.
+package dump

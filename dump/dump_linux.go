@@ -1,0 +1,689 @@
+//go:build linux
+
+package dump
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/backtrail/backtrail/debugfile"
+	"github.com/backtrail/backtrail/debugfile/elf"
+	"github.com/backtrail/backtrail/unwind"
+)
+
+// redZone is how far below the stack pointer a copy starts: the x86-64
+// ABI lets leaf functions use 128 bytes there.
+const redZone = 128
+
+// snapshot is what the tracer copies from one thread while it is stopped.
+type snapshot struct {
+	tid       int
+	name      string
+	state     string
+	regs      unwind.Regs
+	stackBase uint64
+	stack     []byte
+	stackMap  Mapping
+	pause     time.Duration
+}
+
+// Dump takes the stacks of every thread of process pid. See the package
+// documentation for how. The error wraps ErrNoProcess, ErrZombie or
+// ErrNotPermitted (with what to do) when the process cannot be dumped;
+// threads that vanish during the dump are left out with a note.
+func Dump(ctx context.Context, pid int, opts Options) (*Process, error) {
+	if opts.MaxFrames <= 0 {
+		opts.MaxFrames = 256
+	}
+	if opts.StackWindow <= 0 {
+		opts.StackWindow = 256 << 10
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	start := time.Now()
+	p := &Process{PID: pid, Time: now(), Arch: hostArch}
+	if err := checkProcess(pid, p); err != nil {
+		return nil, err
+	}
+	maps, err := readMaps(pid)
+	if err != nil {
+		return nil, explain(pid, err)
+	}
+	p.Exe, _ = os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+	p.Exe = strings.TrimSuffix(p.Exe, " (deleted)")
+
+	mods, space, notes := loadModules(pid, maps)
+	defer func() {
+		for _, m := range mods {
+			m.close()
+		}
+	}()
+	p.Notes = append(p.Notes, notes...)
+	for _, m := range mods {
+		if m.info.Path == p.Exe && m.goBin {
+			p.GoProgram = true
+			p.Notes = append(p.Notes, goNote)
+		}
+	}
+
+	// Unwinding and symbolization run on a pool while the tracer goes on
+	// capturing; results land by index, so order does not depend on
+	// scheduling.
+	var (
+		mu      sync.Mutex
+		threads = map[int]Thread{}
+		jobs    = make(chan []*indexed, 1024)
+		wg      sync.WaitGroup
+	)
+	live := &liveMemory{pid: pid, maps: maps}
+	w := &worker{opts: &opts, space: space, mods: mods, live: live}
+	for i := 0; i < opts.Workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for batch := range jobs {
+				for _, j := range batch {
+					t := w.thread(&j.snap)
+					mu.Lock()
+					threads[j.idx] = t
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+
+	// The debug information of the executable and the C and C++ runtime
+	// libraries is needed by nearly every thread: read it while the
+	// tracer waits for threads to stop.
+	if !opts.NoSymbols {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, m := range mods {
+				if m.info.Path == p.Exe || strings.HasPrefix(m.info.Name, "libc.so") || strings.HasPrefix(m.info.Name, "libstdc++.so") {
+					m.symbolizer(&opts)
+				}
+			}
+		}()
+	}
+
+	tr := startTracer()
+	var res captureResult
+	tr.do(func() {
+		out := &batcher{out: jobs}
+		if opts.Freeze {
+			res = captureFrozen(ctx, pid, maps, opts.StackWindow, out)
+		} else {
+			res = captureEach(ctx, pid, maps, opts.StackWindow, out)
+		}
+		out.flush()
+	})
+	tr.stop()
+	close(jobs)
+	wg.Wait()
+
+	p.Notes = append(p.Notes, res.notes...)
+	p.MaxPause = res.maxPause
+	if res.err != nil {
+		return nil, res.err
+	}
+	idx := make([]int, 0, len(threads))
+	for i := range threads {
+		idx = append(idx, i)
+	}
+	slices.Sort(idx)
+	for _, i := range idx {
+		p.Threads = append(p.Threads, threads[i])
+	}
+	for _, m := range mods {
+		if m.sym != nil || m.info.DebugID != "" {
+			p.Modules = append(p.Modules, m.info)
+		}
+	}
+	if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); err == nil {
+		p.Name = strings.TrimSpace(string(st))
+	}
+	p.Elapsed = time.Since(start)
+	if ctx.Err() != nil {
+		return p, ctx.Err()
+	}
+	return p, nil
+}
+
+type indexed struct {
+	idx  int
+	snap snapshot
+}
+
+// batcher hands snapshots to the workers a few at a time: one wakeup per
+// batch rather than per thread.
+type batcher struct {
+	out   chan<- []*indexed
+	batch []*indexed
+}
+
+func (b *batcher) send(x *indexed) {
+	b.batch = append(b.batch, x)
+	if len(b.batch) == 8 {
+		b.flush()
+	}
+}
+
+func (b *batcher) flush() {
+	if len(b.batch) > 0 {
+		b.out <- b.batch
+		b.batch = nil
+	}
+}
+
+type captureResult struct {
+	notes    []string
+	maxPause time.Duration
+	err      error
+}
+
+// checkProcess fails for a missing or zombie process.
+func checkProcess(pid int, p *Process) error {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if errors.Is(err, os.ErrNotExist) || pid <= 0 {
+		return fmt.Errorf("process %d: %w", pid, ErrNoProcess)
+	}
+	if err != nil {
+		return explain(pid, err)
+	}
+	st, err := parseStat(b)
+	if err != nil {
+		return fmt.Errorf("process %d: %w", pid, err)
+	}
+	p.Name = st.Comm
+	if st.State == 'Z' || st.State == 'X' {
+		return fmt.Errorf("process %d (%s) has exited and waits for its parent %d to reap it: %w", pid, st.Comm, st.PPID, ErrZombie)
+	}
+	return nil
+}
+
+func readMaps(pid int) ([]Mapping, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/maps", pid))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	maps, err := ParseMaps(f)
+	if err == nil && len(maps) == 0 {
+		// A process we may not trace shows an empty maps file.
+		err = syscall.EPERM
+	}
+	return maps, err
+}
+
+// explain turns a permission error into advice.
+func explain(pid int, err error) error {
+	if errors.Is(err, syscall.ESRCH) || errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("process %d: %w", pid, ErrNoProcess)
+	}
+	if !errors.Is(err, syscall.EPERM) && !errors.Is(err, syscall.EACCES) {
+		return fmt.Errorf("process %d: %w", pid, err)
+	}
+	var why []string
+	if uid := strings.Fields(statusField(pid, "Uid")); len(uid) > 0 && uid[0] != fmt.Sprint(os.Getuid()) {
+		why = append(why, fmt.Sprintf("it belongs to uid %s and you are uid %d: run as that user or as root", uid[0], os.Getuid()))
+	}
+	if t := statusField(pid, "TracerPid"); t != "" && t != "0" {
+		why = append(why, fmt.Sprintf("it is already traced by process %s (a debugger?)", t))
+	}
+	if b, e := os.ReadFile("/proc/sys/kernel/yama/ptrace_scope"); e == nil {
+		switch s := strings.TrimSpace(string(b)); s {
+		case "1":
+			why = append(why, "kernel.yama.ptrace_scope is 1: only a parent may trace its children unless you have CAP_SYS_PTRACE (run as root, or sysctl kernel.yama.ptrace_scope=0)")
+		case "2", "3":
+			why = append(why, "kernel.yama.ptrace_scope is "+s+": only CAP_SYS_PTRACE may trace (3: nobody)")
+		}
+	}
+	if len(why) == 0 {
+		why = append(why, "tracing needs the same user and no extra privileges on the target, or CAP_SYS_PTRACE; in a container add --cap-add=SYS_PTRACE")
+	}
+	return fmt.Errorf("process %d: ptrace %w: %v; %s", pid, ErrNotPermitted, err, strings.Join(why, "; "))
+}
+
+// stackRange returns the part of the stack mapping to copy.
+func stackRange(maps []Mapping, sp uint64, window int) (lo, hi uint64, mp *Mapping) {
+	mp = findMapping(maps, sp)
+	if mp == nil || !mp.Readable() {
+		return 0, 0, nil
+	}
+	lo = max(sp-redZone, mp.Start)
+	hi = min(sp+uint64(window), mp.End)
+	return lo, hi, mp
+}
+
+// readStack copies the stack of a stopped thread. Tracer thread only.
+func readStack(pid int, maps *[]Mapping, regs *unwind.Regs, stackWindow int, s *snapshot) {
+	sp := regs.SP()
+	lo, hi, mp := stackRange(*maps, sp, stackWindow)
+	if mp == nil {
+		// A thread created after the maps were read: read them again.
+		if m, err := readMaps(pid); err == nil {
+			*maps = m
+			lo, hi, mp = stackRange(*maps, sp, stackWindow)
+		}
+	}
+	if mp == nil {
+		return
+	}
+	buf := make([]byte, hi-lo)
+	n, _ := readMem(pid, lo, buf)
+	s.stackBase, s.stack, s.stackMap = lo, buf[:n], *mp
+}
+
+// aheadWindow is how many threads captureEach asks to stop ahead of the one
+// it reads: their stops overlap with its work, which hides the time the
+// kernel takes to schedule each thread into its stop, while keeping each
+// thread's pause to a few reads.
+const aheadWindow = 2
+
+// captureEach stops, reads and releases one thread at a time, with up to
+// window threads asked to stop ahead. Tracer thread only.
+func captureEach(ctx context.Context, pid int, maps []Mapping, stackWindow int, out *batcher) (res captureResult) {
+	tids, err := tasks(pid)
+	if err != nil {
+		res.err = explain(pid, err)
+		return res
+	}
+	type flight struct {
+		tid int
+		t0  time.Time
+		err error // from seize
+	}
+	var queue []flight
+	defer func() {
+		// Every thread asked to stop is released on every path.
+		for _, f := range queue {
+			if f.err == nil {
+				if sig, err := waitStop(f.tid, stopTimeout); err == nil {
+					detach(f.tid, sig)
+				}
+			}
+		}
+	}()
+	seen := map[int]bool{}
+	idx, next, ok := 0, 0, 0
+	for round := 0; round < 2; round++ {
+		for next < len(tids) || len(queue) > 0 {
+			for len(queue) < aheadWindow && next < len(tids) {
+				tid := tids[next]
+				next++
+				if seen[tid] {
+					continue
+				}
+				seen[tid] = true
+				if ctx.Err() != nil {
+					break
+				}
+				queue = append(queue, flight{tid: tid, t0: time.Now(), err: seize(tid)})
+			}
+			if len(queue) == 0 {
+				break
+			}
+			f := queue[0]
+			queue = queue[1:]
+			if f.err != nil {
+				if errors.Is(f.err, syscall.ESRCH) {
+					res.notes = append(res.notes, fmt.Sprintf("thread %d exited before it could be read", f.tid))
+					continue
+				}
+				if ok == 0 {
+					res.err = explain(pid, f.err)
+					return res
+				}
+				res.notes = append(res.notes, fmt.Sprintf("thread %d: %v", f.tid, f.err))
+				continue
+			}
+			s := snapshot{tid: f.tid}
+			sig, err := waitStop(f.tid, stopTimeout)
+			if err == nil {
+				ok++
+				s.regs, err = getRegs(f.tid)
+				if err == nil {
+					readStack(pid, &maps, &s.regs, stackWindow, &s)
+				}
+				derr := detach(f.tid, sig)
+				s.pause = time.Since(f.t0)
+				if derr != nil && !errors.Is(derr, syscall.ESRCH) {
+					res.notes = append(res.notes, fmt.Sprintf("thread %d: detach: %v", f.tid, derr))
+				}
+			} else if errors.Is(err, errTimeout) {
+				// Still attached and not stopped: wait once more, else
+				// leave it to the kernel, which detaches when we exit.
+				if sig, e := waitStop(f.tid, stopTimeout); e == nil {
+					detach(f.tid, sig)
+				}
+			}
+			res.maxPause = max(res.maxPause, s.pause)
+			switch {
+			case errors.Is(err, errGone) || errors.Is(err, syscall.ESRCH):
+				res.notes = append(res.notes, fmt.Sprintf("thread %d exited during the dump", f.tid))
+				continue
+			case err != nil:
+				res.notes = append(res.notes, fmt.Sprintf("thread %d: %v", f.tid, err))
+				continue
+			}
+			out.send(&indexed{idx, s})
+			idx++
+		}
+		if ctx.Err() != nil {
+			res.notes = append(res.notes, "interrupted: "+ctx.Err().Error())
+			return res
+		}
+		// Threads started while we worked are dumped too, once.
+		if tids, err = tasks(pid); err != nil {
+			break
+		}
+		next = 0
+	}
+	return res
+}
+
+// captureFrozen stops every thread, re-reading the task list until it is
+// stable, reads them all, and releases them all. Tracer thread only.
+func captureFrozen(ctx context.Context, pid int, maps []Mapping, stackWindow int, out *batcher) (res captureResult) {
+	type held struct {
+		s   snapshot
+		sig int
+	}
+	var order []int
+	stopped := map[int]*held{}
+	var t0 time.Time
+	defer func() {
+		// Every path releases every thread it stopped.
+		for _, tid := range order {
+			if h := stopped[tid]; h != nil {
+				detach(tid, h.sig)
+			}
+		}
+		if !t0.IsZero() {
+			res.maxPause = time.Since(t0)
+		}
+	}()
+	failed := map[int]bool{}
+	for round := 0; round < 100; round++ {
+		tids, err := tasks(pid)
+		if err != nil {
+			res.err = explain(pid, err)
+			return res
+		}
+		added := 0
+		for _, tid := range tids {
+			if stopped[tid] != nil || failed[tid] {
+				continue
+			}
+			if ctx.Err() != nil {
+				res.err = ctx.Err()
+				return res
+			}
+			s := snapshot{tid: tid}
+			if t0.IsZero() {
+				t0 = time.Now()
+			}
+			if err := seize(tid); err != nil {
+				failed[tid] = true
+				if errors.Is(err, syscall.ESRCH) {
+					res.notes = append(res.notes, fmt.Sprintf("thread %d exited before it could be read", tid))
+					continue
+				}
+				if len(stopped) == 0 {
+					res.err = explain(pid, err)
+					return res
+				}
+				res.notes = append(res.notes, fmt.Sprintf("thread %d: %v", tid, err))
+				continue
+			}
+			sig, err := waitStop(tid, stopTimeout)
+			if err != nil {
+				failed[tid] = true
+				if errors.Is(err, errTimeout) {
+					res.notes = append(res.notes, fmt.Sprintf("thread %d did not stop within %v", tid, stopTimeout))
+				} else {
+					res.notes = append(res.notes, fmt.Sprintf("thread %d exited during the dump", tid))
+				}
+				continue
+			}
+			order = append(order, tid)
+			stopped[tid] = &held{s: s, sig: sig}
+			added++
+		}
+		if added == 0 {
+			break
+		}
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		switch {
+		case a == b:
+			return 0
+		case a == pid:
+			return -1
+		case b == pid:
+			return 1
+		case a < b:
+			return -1
+		}
+		return 1
+	})
+	var snaps []snapshot
+	for _, tid := range order {
+		h := stopped[tid]
+		regs, err := getRegs(tid)
+		if err != nil {
+			res.notes = append(res.notes, fmt.Sprintf("thread %d: registers: %v", tid, err))
+			continue
+		}
+		h.s.regs = regs
+		readStack(pid, &maps, &h.s.regs, stackWindow, &h.s)
+		snaps = append(snaps, h.s)
+	}
+	for _, tid := range order {
+		detach(tid, stopped[tid].sig)
+		stopped[tid] = nil
+	}
+	res.maxPause = time.Since(t0)
+	t0 = time.Time{}
+	for i, s := range snaps {
+		s.pause = res.maxPause
+		out.send(&indexed{i, s})
+	}
+	return res
+}
+
+// liveMemory reads the target's memory within its readable mappings.
+type liveMemory struct {
+	pid  int
+	maps []Mapping
+}
+
+func (m *liveMemory) ReadAt(p []byte, addr uint64) (int, error) {
+	mp := findMapping(m.maps, addr)
+	if mp == nil || !mp.Readable() || addr+uint64(len(p)) > mp.End || addr+uint64(len(p)) < addr {
+		return 0, fmt.Errorf("%#x: not in a readable mapping", addr)
+	}
+	return readMem(m.pid, addr, p)
+}
+
+// snapMemory serves reads from a thread's copied stack, and the rest from
+// the live process.
+type snapMemory struct {
+	base uint64
+	data []byte
+	live *liveMemory
+}
+
+func (m *snapMemory) ReadAt(p []byte, addr uint64) (int, error) {
+	if addr >= m.base && addr-m.base < uint64(len(m.data)) && uint64(len(p)) <= uint64(len(m.data))-(addr-m.base) {
+		return copy(p, m.data[addr-m.base:]), nil
+	}
+	return m.live.ReadAt(p, addr)
+}
+
+// loadModules opens every file with an executable mapping, and the vDSO.
+func loadModules(pid int, maps []Mapping) ([]*module, *unwind.Space, []string) {
+	type key struct {
+		path  string
+		inode uint64
+		dev   string
+	}
+	groups := map[key][]*Mapping{}
+	var keys []key
+	for i := range maps {
+		m := &maps[i]
+		if !m.File() {
+			continue
+		}
+		k := key{m.Path, m.Inode, m.Dev}
+		if groups[k] == nil {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], m)
+	}
+	var mods []*module
+	var space []unwind.Mapping
+	var notes []string
+	for _, k := range keys {
+		g := groups[k]
+		if !slices.ContainsFunc(g, func(m *Mapping) bool { return m.Exec() }) {
+			continue
+		}
+		open := filePath(pid, g[0])
+		if open == "" {
+			notes = append(notes, fmt.Sprintf("%s: cannot open the file (not in /proc/%d/root, no map_files entry)", k.path, pid))
+			continue
+		}
+		m, err := loadModule(open, k.path, g)
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("%s: %v", k.path, err))
+			continue
+		}
+		mods = append(mods, m)
+		for _, mp := range g {
+			space = append(space, unwind.Mapping{Start: mp.Start, End: mp.End, Bias: m.info.Bias, Module: m.cfi, Name: m.info.Name})
+		}
+	}
+	for i := range maps {
+		if maps[i].Path == "[vdso]" {
+			if m := loadVDSO(pid, &maps[i]); m != nil {
+				mods = append(mods, m)
+				space = append(space, unwind.Mapping{Start: maps[i].Start, End: maps[i].End, Bias: m.info.Bias, Module: m.cfi, Name: m.info.Name})
+			}
+		}
+	}
+	slices.SortFunc(mods, func(a, b *module) int {
+		switch {
+		case a.info.Start < b.info.Start:
+			return -1
+		case a.info.Start > b.info.Start:
+			return 1
+		}
+		return 0
+	})
+	return mods, unwind.NewSpace(space), notes
+}
+
+// loadVDSO reads the vDSO image from the process, which has no file, and
+// keeps a temporary copy for the symbolizer.
+func loadVDSO(pid int, mp *Mapping) *module {
+	data := make([]byte, mp.End-mp.Start)
+	if n, err := readMem(pid, mp.Start, data); err != nil || n != len(data) {
+		return nil
+	}
+	ef, err := elf.NewFile(data)
+	if err != nil {
+		return nil
+	}
+	var obj *debugfile.Object
+	if df, err := debugfile.NewFile(data, "[vdso]"); err == nil {
+		obj, _ = df.Object("")
+	}
+	m, err := newModule(ef, obj, "", "[vdso]", []*Mapping{mp})
+	if err != nil {
+		return nil
+	}
+	m.info.Name = "[vdso]"
+	if f, err := os.CreateTemp("", "backtrail-vdso-*.so"); err == nil {
+		f.Write(data)
+		f.Close()
+		m.open, m.tmpPath = f.Name(), f.Name()
+	}
+	return m
+}
+
+// worker unwinds and symbolizes snapshots.
+type worker struct {
+	opts  *Options
+	space *unwind.Space
+	mods  []*module
+	live  *liveMemory
+}
+
+func (w *worker) module(addr uint64) *module {
+	i, _ := slices.BinarySearchFunc(w.mods, addr, func(m *module, a uint64) int {
+		if m.info.Start <= a {
+			return -1
+		}
+		return 1
+	})
+	if i > 0 && addr < w.mods[i-1].info.End {
+		return w.mods[i-1]
+	}
+	return nil
+}
+
+func (w *worker) thread(s *snapshot) Thread {
+	s.name, s.state = threadInfo(w.live.pid, s.tid)
+	t := Thread{TID: s.tid, Name: s.name, State: s.state, Pause: s.pause, Registers: s.regs.Map()}
+	mem := &snapMemory{base: s.stackBase, data: s.stack, live: w.live}
+	uo := unwind.Options{MaxFrames: w.opts.MaxFrames}
+	if s.stackMap.End != 0 {
+		uo.StackLo, uo.StackHi = s.stackMap.Start, s.stackMap.End
+	}
+	st := unwind.Unwind(s.regs, mem, w.space, uo)
+	t.Truncated, t.Stop = st.Truncated, st.Stop
+	t.Frames = make([]Frame, 0, len(st.Frames)+len(st.Frames)/2)
+	for i, f := range st.Frames {
+		// A signal trampoline is entered, not called: its address is
+		// looked up as is, as eu-stack does (libdwfl's isactivation).
+		exact := f.Exact || f.Signal
+		lookup := f.PC
+		if !exact && lookup > 0 {
+			lookup--
+		}
+		m := w.module(lookup)
+		name := ""
+		if m != nil {
+			name = m.info.Name
+		}
+		if m == nil || w.opts.NoSymbols {
+			t.Frames = append(t.Frames, Frame{Index: i, PC: f.PC, Exact: f.Exact, Module: name, Method: f.Method.String()})
+			continue
+		}
+		sfs := m.frames(f.PC, exact, w.opts)
+		if len(sfs) == 0 {
+			t.Frames = append(t.Frames, Frame{Index: i, PC: f.PC, Exact: f.Exact, Module: name, Method: f.Method.String()})
+			continue
+		}
+		for _, sf := range sfs {
+			t.Frames = append(t.Frames, Frame{Index: i, PC: f.PC, Exact: f.Exact, Module: name, Method: f.Method.String(),
+				Function: sf.Function, File: sf.File, Line: int(sf.Line), Inlined: sf.Inlined})
+		}
+	}
+	return t
+}

@@ -1,0 +1,334 @@
+package dump
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/backtrail/backtrail/debugfile"
+	"github.com/backtrail/backtrail/debugfile/elf"
+	"github.com/backtrail/backtrail/demangle"
+	"github.com/backtrail/backtrail/symbolize"
+	"github.com/backtrail/backtrail/unwind"
+)
+
+// module is one loaded ELF image of the target and everything the dump
+// knows about it. Its fields are set before unwinding starts; sym and the
+// address cache are filled lazily and are safe for concurrent use.
+type module struct {
+	info    Module
+	open    string // the path we read the file from
+	elf     *elf.File
+	cfi     *unwind.Module
+	goBin   bool
+	hasDbg  bool   // the file itself has DWARF
+	tmpPath string // a temporary copy (the vDSO), removed by close
+
+	symOnce sync.Once
+	sym     *symbolize.Module
+	symErr  error
+
+	mu    sync.Mutex                   // guards addrs
+	addrs map[uint64][]symbolize.Frame // by PC<<1 | exact
+
+	symtabOnce sync.Once
+	symtab     []elfSym // the debug file's local symbols, for addresses symbolize cannot name
+}
+
+type elfSym struct {
+	addr, size uint64
+	name       string
+}
+
+// loadModule opens the file at open, mapped by the process at maps (all
+// mappings of that file, by address), and computes its load bias.
+func loadModule(open, path string, maps []*Mapping) (*module, error) {
+	ef, err := elf.Open(open)
+	if err != nil {
+		return nil, err
+	}
+	var obj *debugfile.Object
+	df, err := debugfile.Open(open)
+	if err == nil {
+		obj, _ = df.Object("")
+		defer df.Close()
+	}
+	m, err := newModule(ef, obj, open, path, maps)
+	if err != nil {
+		ef.Close()
+		return nil, err
+	}
+	return m, nil
+}
+
+// newModule builds the module of ef, whose ids obj gives (nil when
+// unknown), read from open and mapped at maps.
+func newModule(ef *elf.File, obj *debugfile.Object, open, path string, maps []*Mapping) (*module, error) {
+	bias, ok := loadBias(ef, maps)
+	if !ok {
+		return nil, fmt.Errorf("%s: no PT_LOAD segment matches its mapping at offset %#x", path, maps[0].Offset)
+	}
+	m := &module{open: open, elf: ef, addrs: make(map[uint64][]symbolize.Frame)}
+	m.info = Module{Name: filepath.Base(path), Path: path, Bias: bias, ImageVMAddr: ef.ImageBase(),
+		Start: maps[0].Start, End: maps[len(maps)-1].End}
+	var lo, hi uint64
+	first := true
+	for _, p := range ef.Progs {
+		if p.Type != elf.PT_LOAD {
+			continue
+		}
+		if first || p.Vaddr < lo {
+			lo = p.Vaddr
+		}
+		hi = max(hi, p.Vaddr+p.Memsz)
+		first = false
+	}
+	m.info.ImageSize = hi - lo
+	ft := ef.Features()
+	m.hasDbg = ft.DWARF
+	m.goBin = ef.Section(".go.buildinfo") != nil || ft.GoPclntab
+	switch ef.Machine {
+	case elf.EM_X86_64:
+		m.info.Arch = "x86_64"
+	case elf.EM_AARCH64:
+		m.info.Arch = "arm64"
+	}
+	if obj != nil {
+		m.info.CodeID = obj.CodeID
+		if !obj.DebugID.IsZero() {
+			m.info.DebugID = obj.DebugID.String()
+		}
+	}
+	if cm, err := unwind.NewModule(ef); err == nil {
+		cm.Path = path
+		m.cfi = cm
+	}
+	return m, nil
+}
+
+// loadBias returns the difference between where the file is mapped and
+// where it was linked: for the lowest mapping (file offset O at address
+// S), the PT_LOAD segment whose file bytes include O gives
+// bias = S − (p_vaddr + (O − p_offset)).
+func loadBias(ef *elf.File, maps []*Mapping) (uint64, bool) {
+	for _, mp := range maps {
+		for _, p := range ef.Progs {
+			if p.Type != elf.PT_LOAD {
+				continue
+			}
+			// The mapping starts at the page holding p_offset.
+			pageOff := p.Off &^ (pageSize - 1)
+			if mp.Offset < pageOff || mp.Offset >= p.Off+max(p.Filesz, 1) {
+				continue
+			}
+			vaddr := p.Vaddr - (p.Off - mp.Offset)
+			return mp.Start - vaddr, true
+		}
+	}
+	return 0, false
+}
+
+var pageSize = uint64(os.Getpagesize())
+
+// symbolizer opens the module's symbolization index on first use.
+func (m *module) symbolizer(opts *Options) (*symbolize.Module, error) {
+	m.symOnce.Do(func() {
+		dirs := opts.DebugDirs
+		if dirs == nil {
+			dirs = debugfile.DefaultDebugDirs
+		}
+		if !m.hasDbg && len(opts.Debuginfod) > 0 && m.info.CodeID != "" {
+			if !hasCompanion(m.open, dirs) {
+				if dir, err := fetchDebuginfod(opts, m.info.CodeID); err == nil {
+					dirs = append([]string{dir}, dirs...)
+				}
+			}
+		}
+		m.sym, m.symErr = symbolize.Open(m.open, symbolize.Options{Lazy: true, Style: demangle.Full, DebugDirs: dirs, Arch: m.info.Arch})
+		if m.sym != nil {
+			m.info.Symbols = true
+			m.info.DebugFile = m.sym.DebugPath
+			if m.sym.DebugPath == m.open {
+				m.info.DebugFile = m.info.Path
+			}
+		}
+	})
+	return m.sym, m.symErr
+}
+
+// hasCompanion reports whether the debug information of the file at path
+// is found locally (see debugfile.FindCompanion).
+func hasCompanion(path string, dirs []string) bool {
+	f, err := debugfile.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	o, err := f.Object("")
+	if err != nil {
+		return false
+	}
+	return debugfile.FindCompanion(path, o, dirs) != ""
+}
+
+// frames symbolizes pc (exact or a return address) in m, caching by file
+// address.
+func (m *module) frames(pc uint64, exact bool, opts *Options) []symbolize.Frame {
+	key := pc << 1
+	if exact {
+		key |= 1
+	}
+	m.mu.Lock()
+	fs, ok := m.addrs[key]
+	m.mu.Unlock()
+	if ok {
+		return fs
+	}
+	addr := pc
+	if !exact {
+		addr = symbolize.CallerAddress(pc, m.info.Arch)
+	}
+	fa := addr - m.info.Bias
+	sym, err := m.symbolizer(opts)
+	if err == nil {
+		fs, _ = sym.Frames(fa, nil)
+	}
+	if len(fs) == 0 || fs[len(fs)-1].Function == "" {
+		// Assembly without DWARF whose symbol is local: the stripped
+		// binary's .dynsym lacks it, its debug file's .symtab has it
+		// (glibc's __restore_rt).
+		if name := m.localSymbol(fa); name != "" {
+			fs = []symbolize.Frame{{Function: name, RawFunction: name}}
+		}
+	}
+	m.mu.Lock()
+	m.addrs[key] = fs
+	m.mu.Unlock()
+	return fs
+}
+
+// localSymbol names the file address fa from the .symtab of the module's
+// debug file, read on first use.
+func (m *module) localSymbol(fa uint64) string {
+	m.symtabOnce.Do(func() {
+		if m.sym == nil || m.sym.DebugPath == "" || m.sym.DebugPath == m.open {
+			return
+		}
+		f, err := elf.Open(m.sym.DebugPath)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		syms, err := f.Symbols()
+		if err != nil {
+			return
+		}
+		for _, s := range syms {
+			if s.Type() == elf.STT_FUNC && s.Section != elf.SHN_UNDEF {
+				m.symtab = append(m.symtab, elfSym{s.Value, s.Size, s.Name})
+			}
+		}
+		slices.SortFunc(m.symtab, func(a, b elfSym) int { return cmp.Compare(a.addr, b.addr) })
+	})
+	i, _ := slices.BinarySearchFunc(m.symtab, fa, func(s elfSym, a uint64) int {
+		if s.addr <= a {
+			return -1
+		}
+		return 1
+	})
+	// Sized symbols contain fa; a zero-sized one (hand-written assembly
+	// such as __restore_rt) names only its own address.
+	for j := i - 1; j >= 0 && j >= i-4; j-- {
+		if s := m.symtab[j]; fa-s.addr < s.size || fa == s.addr {
+			return s.name
+		}
+	}
+	return ""
+}
+
+func (m *module) close() {
+	if m.sym != nil {
+		m.sym.Close()
+	}
+	if m.cfi != nil {
+		m.cfi.Close()
+	}
+	if m.elf != nil {
+		m.elf.Close()
+	}
+	if m.tmpPath != "" {
+		os.Remove(m.tmpPath)
+	}
+}
+
+// fetchDebuginfod downloads the debug file of build id from the first
+// server that has it into the cache, laid out as a .build-id tree, and
+// returns the tree's root for DebugDirs.
+func fetchDebuginfod(opts *Options, buildID string) (string, error) {
+	dir := opts.CacheDir
+	if dir == "" {
+		c, err := os.UserCacheDir()
+		if err != nil {
+			return "", err
+		}
+		dir = filepath.Join(c, "backtrail", "debuginfod")
+	}
+	if len(buildID) < 3 {
+		return "", errors.New("build id too short")
+	}
+	dst := filepath.Join(dir, ".build-id", buildID[:2], buildID[2:]+".debug")
+	if _, err := os.Stat(dst); err == nil {
+		return dir, nil
+	}
+	var errs []error
+	for _, u := range opts.Debuginfod {
+		if err := download(strings.TrimRight(u, "/")+"/buildid/"+buildID+"/debuginfo", dst); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		return dir, nil
+	}
+	return "", errors.Join(errs...)
+}
+
+func download(url, dst string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(dst), ".download-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := io.Copy(tmp, io.LimitReader(resp.Body, 4<<30)); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), dst)
+}

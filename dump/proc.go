@@ -1,0 +1,217 @@
+package dump
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// Mapping is one line of /proc/PID/maps.
+type Mapping struct {
+	Start, End uint64
+	Perms      string // "r-xp"
+	Offset     uint64
+	Dev        string
+	Inode      uint64
+	Path       string // "" for anonymous memory; "[stack]", "[vdso]", …; " (deleted)" removed
+	Deleted    bool
+}
+
+// Exec reports whether the mapping is executable.
+func (m *Mapping) Exec() bool { return len(m.Perms) > 2 && m.Perms[2] == 'x' }
+
+// Readable reports whether the mapping is readable.
+func (m *Mapping) Readable() bool { return len(m.Perms) > 0 && m.Perms[0] == 'r' }
+
+// File reports whether the mapping is backed by a file.
+func (m *Mapping) File() bool { return m.Inode != 0 && strings.HasPrefix(m.Path, "/") }
+
+// ParseMaps parses the contents of /proc/PID/maps. Malformed lines are
+// skipped; the result is sorted by address.
+func ParseMaps(r io.Reader) ([]Mapping, error) {
+	var out []Mapping
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		m, ok := parseMapsLine(sc.Text())
+		if ok {
+			out = append(out, m)
+		}
+	}
+	slices.SortFunc(out, func(a, b Mapping) int {
+		switch {
+		case a.Start < b.Start:
+			return -1
+		case a.Start > b.Start:
+			return 1
+		}
+		return 0
+	})
+	return out, sc.Err()
+}
+
+func parseMapsLine(line string) (Mapping, bool) {
+	var m Mapping
+	// start-end perms offset dev inode [path]
+	f := strings.Fields(line)
+	if len(f) < 5 {
+		return m, false
+	}
+	lo, hi, ok := strings.Cut(f[0], "-")
+	if !ok {
+		return m, false
+	}
+	var err1, err2, err3, err4 error
+	m.Start, err1 = strconv.ParseUint(lo, 16, 64)
+	m.End, err2 = strconv.ParseUint(hi, 16, 64)
+	m.Perms = f[1]
+	m.Offset, err3 = strconv.ParseUint(f[2], 16, 64)
+	m.Dev = f[3]
+	m.Inode, err4 = strconv.ParseUint(f[4], 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || m.End <= m.Start {
+		return m, false
+	}
+	if len(f) > 5 {
+		// The path is the rest of the line after the inode and its
+		// padding; it may contain spaces.
+		idx := 0
+		for i := 0; i < 5; i++ {
+			j := strings.Index(line[idx:], f[i])
+			idx += j + len(f[i])
+		}
+		m.Path = strings.TrimLeft(line[idx:], " ")
+		if p, ok := strings.CutSuffix(m.Path, " (deleted)"); ok {
+			m.Path, m.Deleted = p, true
+		}
+	}
+	return m, true
+}
+
+// findMapping returns the mapping holding addr, or nil.
+func findMapping(maps []Mapping, addr uint64) *Mapping {
+	i, _ := slices.BinarySearchFunc(maps, addr, func(m Mapping, a uint64) int {
+		if m.Start <= a {
+			return -1
+		}
+		return 1
+	})
+	if i > 0 && addr < maps[i-1].End {
+		return &maps[i-1]
+	}
+	return nil
+}
+
+// procStat holds the fields of /proc/PID/stat the dump uses.
+type procStat struct {
+	Comm  string
+	State byte
+	PPID  int
+}
+
+// parseStat parses /proc/PID/stat or /proc/PID/task/TID/stat. The command
+// name is in parentheses and may itself contain ") ".
+func parseStat(b []byte) (procStat, error) {
+	var s procStat
+	i := bytes.IndexByte(b, '(')
+	j := bytes.LastIndexByte(b, ')')
+	if i < 0 || j < i || j+4 > len(b) {
+		return s, fmt.Errorf("malformed stat %q", b)
+	}
+	s.Comm = string(b[i+1 : j])
+	rest := strings.Fields(string(b[j+1:]))
+	if len(rest) < 2 {
+		return s, fmt.Errorf("malformed stat %q", b)
+	}
+	s.State = rest[0][0]
+	s.PPID, _ = strconv.Atoi(rest[1])
+	return s, nil
+}
+
+// statusField returns a field of /proc/PID/status, e.g. "Uid" or
+// "TracerPid".
+func statusField(pid int, name string) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, name+":"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// tasks lists the thread ids of pid: pid itself first, then ascending.
+func tasks(pid int) ([]int, error) {
+	ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return nil, err
+	}
+	tids := make([]int, 0, len(ents))
+	for _, e := range ents {
+		if tid, err := strconv.Atoi(e.Name()); err == nil {
+			tids = append(tids, tid)
+		}
+	}
+	slices.SortFunc(tids, func(a, b int) int {
+		switch {
+		case a == b:
+			return 0
+		case a == pid:
+			return -1
+		case b == pid:
+			return 1
+		case a < b:
+			return -1
+		}
+		return 1
+	})
+	return tids, nil
+}
+
+// threadInfo reads a thread's name (comm) and state letter from its stat
+// file: one read for both, with three system calls (os.ReadFile makes
+// ten, which adds up over thousands of threads).
+func threadInfo(pid, tid int) (name string, state string) {
+	var buf [512]byte
+	path := "/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(tid) + "/stat"
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return "", ""
+	}
+	n, err := syscall.Read(fd, buf[:])
+	syscall.Close(fd)
+	if err != nil || n <= 0 {
+		return "", ""
+	}
+	if s, err := parseStat(buf[:n]); err == nil {
+		return s.Comm, string(s.State)
+	}
+	return "", ""
+}
+
+// filePath returns a path through which the file of mapping m of pid can
+// be opened: the path inside the process's root (/proc/PID/root, which
+// sees through containers' mount namespaces), else the mapping's
+// /proc/PID/map_files entry (which works for deleted files too).
+func filePath(pid int, m *Mapping) string {
+	if !m.Deleted {
+		p := filepath.Join(fmt.Sprintf("/proc/%d/root", pid), m.Path)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return p
+		}
+	}
+	p := fmt.Sprintf("/proc/%d/map_files/%x-%x", pid, m.Start, m.End)
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	return ""
+}

@@ -1,0 +1,69 @@
+package dump_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/backtrail/backtrail/dump"
+)
+
+func TestParseMaps(t *testing.T) {
+	in := `7f0000001000-7f0000002000 r-xp 00001000 fd:01 1234                       /usr/lib/libc.so.6
+55d000000000-55d000001000 r--p 00000000 fd:01 99                         /opt/my app/bin/server (deleted)
+7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0                          [stack]
+7f0000003000-7f0000004000 rw-p 00000000 00:00 0 
+garbage line
+7f0000005000-7f0000004000 r--p 00000000 00:00 0
+`
+	maps, err := dump.ParseMaps(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []dump.Mapping{
+		{Start: 0x55d000000000, End: 0x55d000001000, Perms: "r--p", Offset: 0, Dev: "fd:01", Inode: 99, Path: "/opt/my app/bin/server", Deleted: true},
+		{Start: 0x7f0000001000, End: 0x7f0000002000, Perms: "r-xp", Offset: 0x1000, Dev: "fd:01", Inode: 1234, Path: "/usr/lib/libc.so.6"},
+		{Start: 0x7f0000003000, End: 0x7f0000004000, Perms: "rw-p", Dev: "00:00"},
+		{Start: 0x7ffd00000000, End: 0x7ffd00021000, Perms: "rw-p", Dev: "00:00", Path: "[stack]"},
+	}
+	if len(maps) != len(want) {
+		t.Fatalf("%d mappings, want %d: %+v", len(maps), len(want), maps)
+	}
+	for i := range want {
+		if maps[i] != want[i] {
+			t.Errorf("mapping %d:\nhave %+v\nwant %+v", i, maps[i], want[i])
+		}
+	}
+	if !maps[1].Exec() || maps[0].Exec() || !maps[1].File() || maps[2].File() || maps[3].File() || !maps[3].Readable() {
+		t.Errorf("Exec/File/Readable wrong")
+	}
+}
+
+func TestWriteText(t *testing.T) {
+	d := &dump.Process{PID: 7, Name: "srv", Notes: []string{"a note"}, Threads: []dump.Thread{
+		{TID: 7, Name: "srv", Frames: []dump.Frame{
+			{Index: 0, PC: 0x7f0000001234, Function: "inner", File: "a.c", Line: 3, Module: "srv", Inlined: true},
+			{Index: 0, PC: 0x7f0000001234, Function: "outer", File: "a.c", Line: 9, Module: "srv"},
+			{Index: 10, PC: 0x401000, Module: "srv"},
+			{Index: 11, PC: 0xffffffffffffffff},
+		}, Truncated: true},
+		{TID: 8, Name: "w", Stop: "no unwind information for pc 0x1"},
+	}}
+	var b strings.Builder
+	if err := d.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := `PID 7 - process srv
+# a note
+TID 7 (srv):
+#0  0x00007f0000001234 inner (a.c:3) [srv] (inlined)
+#0  0x00007f0000001234 outer (a.c:9) [srv]
+#10 0x0000000000401000 ?? [srv]
+#11 0xffffffffffffffff ??
+... truncated
+TID 8 (w):
+# unwinding stopped: no unwind information for pc 0x1
+`
+	if b.String() != want {
+		t.Errorf("have\n%s\nwant\n%s", b.String(), want)
+	}
+}

@@ -1,0 +1,161 @@
+//go:build linux
+
+package dump
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// tracer runs every ptrace call on one goroutine locked to its OS thread,
+// because Linux makes the thread that attached a tracee its only tracer
+// (the model is Delve's pkg/proc/native). Work arrives as closures over a
+// channel. The goroutine never unlocks its thread: when stop ends it, the
+// thread exits, and the kernel detaches whatever is still attached.
+type tracer struct {
+	reqs chan func()
+	wg   sync.WaitGroup
+}
+
+func startTracer() *tracer {
+	t := &tracer{reqs: make(chan func())}
+	t.wg.Add(1)
+	go func() {
+		defer t.wg.Done()
+		runtime.LockOSThread()
+		for f := range t.reqs {
+			f()
+		}
+	}()
+	return t
+}
+
+// do runs f on the tracer thread and waits for it.
+func (t *tracer) do(f func()) {
+	done := make(chan struct{})
+	t.reqs <- func() {
+		defer close(done)
+		f()
+	}
+	<-done
+}
+
+// stop ends the tracer goroutine and waits for it.
+func (t *tracer) stop() {
+	close(t.reqs)
+	t.wg.Wait()
+}
+
+// errGone says a thread exited before or while it was read.
+var errGone = errors.New("thread exited")
+
+// errTimeout says a thread did not stop in time.
+var errTimeout = errors.New("thread did not stop")
+
+// stopTimeout bounds the wait for one thread to stop: a thread in
+// uninterruptible sleep (state D) stops only when it leaves the kernel.
+const stopTimeout = 2 * time.Second
+
+// seize attaches to tid without stopping it and asks it to stop. Tracer
+// thread only.
+func seize(tid int) error {
+	if err := unix.PtraceSeize(tid); err != nil {
+		return err
+	}
+	if err := unix.PtraceInterrupt(tid); err != nil {
+		unix.PtraceDetach(tid)
+		return err
+	}
+	return nil
+}
+
+// waitStop waits until tid stops after seize. It returns the signal to
+// deliver on detach: a signal that arrived while we held the thread
+// (signal-delivery-stop) must not be lost. A thread that does not stop
+// within stopTimeout stays attached with errTimeout; the caller waits for
+// it again before detaching. Tracer thread only.
+func waitStop(tid int, timeout time.Duration) (sig int, err error) {
+	var ws unix.WaitStatus
+	deadline := time.Time{}
+	spins := 0
+	for {
+		// Spin briefly: the stop normally takes microseconds, and sleeping
+		// costs more than that. Then back off.
+		wpid, err := unix.Wait4(tid, &ws, unix.WALL|unix.WNOHANG, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			if err == unix.ECHILD || err == unix.ESRCH {
+				return 0, errGone
+			}
+			return 0, err
+		}
+		if wpid == tid {
+			switch {
+			case ws.Exited() || ws.Signaled():
+				return 0, errGone
+			case ws.Stopped():
+				// Under PTRACE_SEIZE, interrupt-stops and group-stops
+				// report PTRACE_EVENT_STOP in bits 16–23; other events
+				// come with SIGTRAP. Anything else is a signal on its way
+				// to the thread, which detach must deliver.
+				event := (uint32(ws) >> 16) & 0xff
+				if event != 0 || ws.StopSignal() == unix.SIGTRAP && event != 0 {
+					return 0, nil
+				}
+				return int(ws.StopSignal()), nil
+			}
+			continue
+		}
+		// The stop normally comes within microseconds: poll a few
+		// times, then sleep in growing steps on this OS thread, which
+		// leaves the CPU to the thread we wait for (on a busy machine it
+		// may need ours to reach its stop).
+		spins++
+		if spins <= 20 {
+			continue
+		}
+		if deadline.IsZero() {
+			deadline = time.Now().Add(timeout)
+		}
+		if time.Now().After(deadline) {
+			return 0, errTimeout
+		}
+		ts := unix.NsecToTimespec(int64(min(10<<min(spins-21, 7), 1000)) * 1000)
+		unix.Nanosleep(&ts, nil)
+	}
+}
+
+// detach lets tid run again, delivering sig if non-zero. Tracer thread
+// only.
+func detach(tid, sig int) error {
+	_, _, e := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_DETACH, uintptr(tid), 0, uintptr(sig), 0, 0)
+	if e != 0 {
+		return e
+	}
+	return nil
+}
+
+// readMem copies target memory at addr into p with process_vm_readv. The
+// range must lie in one readable mapping: the kernel transfers nothing of
+// an iovec that touches an unmapped page.
+func readMem(pid int, addr uint64, p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	local := []unix.Iovec{{Base: (*byte)(unsafe.Pointer(&p[0]))}}
+	local[0].SetLen(len(p))
+	remote := []unix.RemoteIovec{{Base: uintptr(addr), Len: len(p)}}
+	n, err := unix.ProcessVMReadv(pid, local, remote, 0)
+	if err != nil {
+		return max(n, 0), fmt.Errorf("process_vm_readv %#x+%#x: %w", addr, len(p), err)
+	}
+	return n, nil
+}

@@ -1,0 +1,26 @@
+//go:build linux && amd64
+
+package dump
+
+import (
+	"golang.org/x/sys/unix"
+
+	"github.com/backtrail/backtrail/unwind"
+)
+
+const hostArch = "x86_64"
+
+// getRegs reads tid's general registers into DWARF numbering. Tracer
+// thread only.
+func getRegs(tid int) (unwind.Regs, error) {
+	var r unix.PtraceRegs
+	if err := unix.PtraceGetRegs(tid, &r); err != nil {
+		return unwind.Regs{}, err
+	}
+	regs := unwind.NewRegs(unwind.AMD64)
+	for i, v := range []uint64{r.Rax, r.Rdx, r.Rcx, r.Rbx, r.Rsi, r.Rdi, r.Rbp, r.Rsp,
+		r.R8, r.R9, r.R10, r.R11, r.R12, r.R13, r.R14, r.R15, r.Rip} {
+		regs.Set(i, v)
+	}
+	return regs, nil
+}

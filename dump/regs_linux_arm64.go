@@ -1,0 +1,32 @@
+//go:build linux && arm64
+
+package dump
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/backtrail/backtrail/unwind"
+)
+
+const hostArch = "arm64"
+
+// getRegs reads tid's general registers (PTRACE_GETREGSET, NT_PRSTATUS)
+// into DWARF numbering. Tracer thread only.
+func getRegs(tid int) (unwind.Regs, error) {
+	var r unix.PtraceRegs
+	iov := unix.Iovec{Base: (*byte)(unsafe.Pointer(&r))}
+	iov.SetLen(int(unsafe.Sizeof(r)))
+	_, _, e := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_GETREGSET, uintptr(tid), uintptr(1 /* NT_PRSTATUS */), uintptr(unsafe.Pointer(&iov)), 0, 0)
+	if e != 0 {
+		return unwind.Regs{}, e
+	}
+	regs := unwind.NewRegs(unwind.ARM64)
+	for i, v := range r.Regs {
+		regs.Set(i, v)
+	}
+	regs.Set(31, r.Sp)
+	regs.Set(32, r.Pc)
+	return regs, nil
+}

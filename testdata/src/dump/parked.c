@@ -1,0 +1,273 @@
+// parked is the target program of backtrail dump's tests and benchmarks:
+// threads parked at known call depths, plus optional threads that make a
+// dump hard. It is C that also compiles as C++ (g++ -x c++), for mangled
+// names.
+//
+//	parked [-t THREADS] [-d DEPTH] [-v] [-s] [-x] [-H USEC]
+//
+//	-t N   worker threads (default 4)
+//	-d N   call depth of each worker: N frames of level_a → level_b →
+//	       level_c → level_d → level_a … above worker_main (default 5)
+//	-v     vary the depth: worker i parks at DEPTH + i % 4
+//	-s     add a thread that raises SIGUSR1 and blocks inside its handler
+//	-x     add a thread that keeps starting threads that exit at once
+//	-H US  add a heartbeat thread that sleeps US microseconds per beat and
+//	       records the longest gap beyond that (its worst pause)
+//
+// The workers park in read(2) on a pipe, inside park_here, which is
+// static inline and inlined into the level_* functions at -O2. Once all
+// threads are parked the program prints "ready PID". It then reads
+// commands on standard input, one per line:
+//
+//	ping     answer "pong"
+//	hb       print "hb max_us=N beats=M" and reset the maximum
+//	release  wake every parked thread, join the workers, print "released N"
+//	exit     exit 0
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NOINLINE __attribute__((noinline))
+
+static int park_fd[2];
+static volatile long sink;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static int parked_count;
+
+static void announce(void) {
+	pthread_mutex_lock(&mu);
+	parked_count++;
+	pthread_cond_broadcast(&cv);
+	pthread_mutex_unlock(&mu);
+}
+
+// park_here blocks until "release". It is inlined into its callers at -O2.
+static inline long park_here(int id) {
+	char c;
+	announce();
+	long r = read(park_fd[0], &c, 1);
+	sink += r;
+	return r + id;
+}
+
+NOINLINE long level_a(int n, int id);
+NOINLINE long level_b(int n, int id);
+NOINLINE long level_c(int n, int id);
+NOINLINE long level_d(int n, int id);
+
+// Each level does work after the call so that it is not a tail call.
+NOINLINE long level_a(int n, int id) {
+	long r = n <= 0 ? park_here(id) : level_b(n - 1, id);
+	sink += r;
+	return r + 1;
+}
+
+NOINLINE long level_b(int n, int id) {
+	long r = n <= 0 ? park_here(id) : level_c(n - 1, id);
+	sink += r * 2;
+	return r + 2;
+}
+
+NOINLINE long level_c(int n, int id) {
+	long r = n <= 0 ? park_here(id) : level_d(n - 1, id);
+	sink += r * 3;
+	return r + 3;
+}
+
+NOINLINE long level_d(int n, int id) {
+	long r = n <= 0 ? park_here(id) : level_a(n - 1, id);
+	sink += r * 4;
+	return r + 4;
+}
+
+struct worker {
+	pthread_t th;
+	int id;
+	int depth;
+};
+
+NOINLINE static void *worker_main(void *arg) {
+	struct worker *w = (struct worker *)arg;
+	char name[16];
+	snprintf(name, sizeof name, "worker-%d", w->id);
+	pthread_setname_np(pthread_self(), name);
+	sink += level_a(w->depth - 1, w->id);
+	return NULL;
+}
+
+// The signal thread: raise SIGUSR1 and block inside the handler.
+NOINLINE static void handler_park(void) {
+	char c;
+	announce();
+	sink += read(park_fd[0], &c, 1);
+}
+
+static void on_usr1(int sig) {
+	(void)sig;
+	handler_park();
+}
+
+NOINLINE static void *signal_main(void *arg) {
+	(void)arg;
+	pthread_setname_np(pthread_self(), "in-handler");
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_usr1;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	raise(SIGUSR1);
+	return NULL;
+}
+
+// The churn thread: threads that start and exit all the time.
+static volatile int churn_stop;
+
+static void *short_main(void *arg) {
+	(void)arg;
+	struct timespec ts = {0, 100 * 1000};
+	nanosleep(&ts, NULL);
+	return NULL;
+}
+
+static void *churn_main(void *arg) {
+	(void)arg;
+	pthread_setname_np(pthread_self(), "churn");
+	announce();
+	while (!churn_stop) {
+		pthread_t t;
+		if (pthread_create(&t, NULL, short_main, NULL) == 0)
+			pthread_join(t, NULL);
+	}
+	return NULL;
+}
+
+// The heartbeat: the longest gap between beats beyond the sleep.
+static long hb_interval_us;
+static volatile long hb_max_us, hb_beats;
+static volatile int hb_stop;
+
+static long now_us(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000L + ts.tv_nsec / 1000;
+}
+
+static void *heartbeat_main(void *arg) {
+	(void)arg;
+	pthread_setname_np(pthread_self(), "heartbeat");
+	announce();
+	struct timespec ts = {hb_interval_us / 1000000, (hb_interval_us % 1000000) * 1000};
+	long last = now_us();
+	while (!hb_stop) {
+		nanosleep(&ts, NULL);
+		long t = now_us();
+		long gap = t - last - hb_interval_us;
+		if (gap > hb_max_us)
+			hb_max_us = gap;
+		hb_beats++;
+		last = t;
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv) {
+	int nthreads = 4, depth = 5, vary = 0, sigthread = 0, churn = 0;
+	int opt;
+	while ((opt = getopt(argc, argv, "t:d:vsxH:")) != -1) {
+		switch (opt) {
+		case 't': nthreads = atoi(optarg); break;
+		case 'd': depth = atoi(optarg); break;
+		case 'v': vary = 1; break;
+		case 's': sigthread = 1; break;
+		case 'x': churn = 1; break;
+		case 'H': hb_interval_us = atol(optarg); break;
+		default:
+			fprintf(stderr, "usage: parked [-t N] [-d N] [-v] [-s] [-x] [-H USEC]\n");
+			return 2;
+		}
+	}
+	if (depth < 1)
+		depth = 1;
+	if (pipe(park_fd) != 0) {
+		perror("pipe");
+		return 1;
+	}
+	// Only the signal thread takes SIGUSR1.
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 256 * 1024);
+	struct worker *ws = (struct worker *)calloc(nthreads, sizeof *ws);
+	int want = 0;
+	for (int i = 0; i < nthreads; i++) {
+		ws[i].id = i;
+		ws[i].depth = depth + (vary ? i % 4 : 0);
+		if (pthread_create(&ws[i].th, &attr, worker_main, &ws[i]) != 0) {
+			perror("pthread_create");
+			return 1;
+		}
+		want++;
+	}
+	pthread_t sig_th, churn_th, hb_th;
+	if (sigthread) {
+		pthread_create(&sig_th, NULL, signal_main, NULL);
+		want++;
+	}
+	if (churn) {
+		pthread_create(&churn_th, NULL, churn_main, NULL);
+		want++;
+	}
+	if (hb_interval_us > 0) {
+		pthread_create(&hb_th, NULL, heartbeat_main, NULL);
+		want++;
+	}
+	pthread_mutex_lock(&mu);
+	while (parked_count < want)
+		pthread_cond_wait(&cv, &mu);
+	pthread_mutex_unlock(&mu);
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+
+	char line[64];
+	while (fgets(line, sizeof line, stdin)) {
+		if (strncmp(line, "ping", 4) == 0) {
+			printf("pong\n");
+		} else if (strncmp(line, "hb", 2) == 0) {
+			printf("hb max_us=%ld beats=%ld\n", hb_max_us, hb_beats);
+			hb_max_us = 0;
+		} else if (strncmp(line, "release", 7) == 0) {
+			int n = nthreads + (sigthread ? 1 : 0);
+			char *buf = (char *)calloc(n, 1);
+			if (write(park_fd[1], buf, n) != n)
+				perror("write");
+			free(buf);
+			for (int i = 0; i < nthreads; i++)
+				pthread_join(ws[i].th, NULL);
+			if (sigthread)
+				pthread_join(sig_th, NULL);
+			printf("released %d\n", n);
+		} else if (strncmp(line, "exit", 4) == 0) {
+			break;
+		}
+		fflush(stdout);
+	}
+	churn_stop = 1;
+	hb_stop = 1;
+	return 0;
+}
