@@ -100,6 +100,18 @@ func BenchmarkFrames(b *testing.B) {
 		}
 		reportCPU(b, c0)
 	})
+	b.Run("first-known-addresses/32", func(b *testing.B) {
+		// A stack seen for the first time whose addresses were seen in
+		// other stacks: the common case in a running program.
+		b.ReportAllocs()
+		s.Frames()
+		c0 := cpuTime()
+		for b.Loop() {
+			backtrail.ForgetStackFrames(&s)
+			_ = s.Frames()
+		}
+		reportCPU(b, c0)
+	})
 }
 
 // BenchmarkGo compares a go statement with backtrail.Go. Each iteration

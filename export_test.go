@@ -20,6 +20,14 @@ func MakeStack(pcs []uintptr) Stack { return makeStack(pcs, false) }
 // symbolizes afresh.
 func ForgetFrames() { inAppGen.Add(1) }
 
+// ForgetStackFrames drops the cached frames of s but not those of its
+// addresses, as if s were a new stack made of addresses seen before.
+func ForgetStackFrames(s *Stack) {
+	if r := lookupStack(s); r != nil {
+		r.frames.Store(nil)
+	}
+}
+
 // TakeSnapshot takes the watchdog's all-goroutine snapshot.
 func TakeSnapshot() (*report.Snapshot, error) {
 	var buf bytes.Buffer

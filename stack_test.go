@@ -298,3 +298,42 @@ func TestInAppRule(t *testing.T) {
 		}
 	}
 }
+
+// TestFramesFromKnownAddresses checks the address cache: a stack seen for
+// the first time, made of addresses symbolized before in other stacks,
+// gets exactly the frames the runtime gives it from scratch, also with
+// recursion (a run of one address), a signal frame and inlined calls.
+func TestFramesFromKnownAddresses(t *testing.T) {
+	var stacks []backtrail.Stack
+	s, _ := recurse(5, 0)
+	stacks = append(stacks, s)
+	s, _ = recurse(9, 0)
+	stacks = append(stacks, s)
+	func() {
+		defer func() {
+			recover()
+			stacks = append(stacks, backtrail.Callers(0))
+		}()
+		nilDeref(nil)
+	}()
+	stacks = append(stacks, inlinedCaller())
+	for i := range stacks {
+		s := &stacks[i]
+		backtrail.ForgetFrames()
+		cold := fmt.Sprint(s.Frames())
+		for j := range stacks { // every address known, under this generation
+			stacks[j].Frames()
+		}
+		backtrail.ForgetStackFrames(s)
+		if warm := fmt.Sprint(s.Frames()); warm != cold {
+			t.Errorf("stack %d: from known addresses\n%s\nfrom scratch\n%s", i, warm, cold)
+		}
+	}
+}
+
+func inlinedCaller() backtrail.Stack { return inlinedLeaf() }
+
+//go:noinline
+func inlinedLeaf() backtrail.Stack { return inlinedMiddle() }
+
+func inlinedMiddle() backtrail.Stack { return backtrail.Callers(0) }

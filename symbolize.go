@@ -22,9 +22,11 @@ type Frame struct {
 
 // Frames returns the symbolized frames of s, innermost first, with each
 // inlined call as a frame of its own. Results are cached per unique stack
-// (in the bounded stack table), so the first call costs about 100 ns per
-// frame and a repeat costs a hash-table lookup. The returned slice is shared
-// by every caller: do not modify it.
+// (in the bounded stack table) and per address, so a repeat costs a
+// hash-table lookup, a new stack made of addresses seen before costs one
+// lookup per address, and only addresses never seen go through the
+// runtime's symbolizer. The returned slice is shared by every caller: do
+// not modify it.
 func (s *Stack) Frames() []Frame {
 	if s.n == 0 {
 		return nil
@@ -46,10 +48,101 @@ func (r *stackRecord) gen() uint64 { return r.fgen.Load() }
 // symbolize computes and caches r's frames.
 func (r *stackRecord) symbolize() []Frame {
 	gen := inAppGen.Load()
-	frames := symbolizePCs(r.pcs)
+	frames, ok := cachedFrames(r.pcs, gen)
+	if !ok {
+		frames = symbolizePCs(r.pcs)
+		rememberFrames(r.pcs, frames, gen)
+	}
 	r.frames.Store(&frames)
 	r.fgen.Store(gen)
 	return frames
+}
+
+// The address cache: the frames of one captured address, so that stacks
+// sharing callers (most stacks of a program do) are symbolized from the
+// frames of their addresses instead of by the runtime again. Bounded like
+// the stack table.
+const pcTableSize = 16384
+
+var pcTable = newTable[pcEntry](pcTableSize)
+
+// pcEntry holds the frames of one return address, under an in-app
+// generation. The frames alias a stack's frames and are never modified.
+type pcEntry struct {
+	pc       uintptr
+	gen      uint64
+	frames   []Frame
+	sigpanic bool // the frames end in runtime.sigpanic: the next address is not a return address
+}
+
+func pcHash(pc uintptr) uint64 { return hashFinish(uint64(pc) * hashPrime) }
+
+func lookupPC(pc uintptr, gen uint64) *pcEntry {
+	h := pcHash(pc)
+	for i := 0; i < tableProbes; i++ {
+		if e := pcTable.slot(h, i).Load(); e != nil && e.pc == pc && e.gen == gen {
+			return e
+		}
+	}
+	return nil
+}
+
+// cachedFrames assembles the frames of pcs from the address cache; it
+// reports false when an address is missing, or follows a signal frame and
+// so is not a return address.
+func cachedFrames(pcs []uintptr, gen uint64) ([]Frame, bool) {
+	var ents [stackCap]*pcEntry
+	n := 0
+	for i, pc := range pcs {
+		e := lookupPC(pc, gen)
+		if e == nil || e.sigpanic {
+			return nil, false
+		}
+		ents[i] = e
+		n += len(e.frames)
+	}
+	out := make([]Frame, 0, n)
+	for _, e := range ents[:len(pcs)] {
+		out = append(out, e.frames...)
+	}
+	return out, true
+}
+
+// rememberFrames stores the frames of each address of pcs, as symbolizePCs
+// computed them, in the address cache. A frame carries its captured
+// address, which splits the frames by address; a run of one address
+// (recursion) holds its frames once per repetition. The address after
+// runtime.sigpanic was expanded as a faulting instruction, not a return
+// address, so it and the rest are left out.
+func rememberFrames(pcs []uintptr, frames []Frame, gen uint64) {
+	ents := make([]pcEntry, 0, len(pcs))
+	j := 0
+	for i := 0; i < len(pcs); {
+		pc := pcs[i]
+		run := 1
+		for i+run < len(pcs) && pcs[i+run] == pc {
+			run++
+		}
+		k := j
+		for k < len(frames) && frames[k].PC == pc {
+			k++
+		}
+		if (k-j)%run != 0 {
+			break
+		}
+		g := j + (k-j)/run
+		e := pcEntry{pc: pc, gen: gen, frames: frames[j:g:g]}
+		e.sigpanic = g > j && frames[g-1].Function == "runtime.sigpanic"
+		ents = append(ents, e)
+		if e.sigpanic {
+			break
+		}
+		i, j = i+run, k
+	}
+	for i := range ents {
+		e := &ents[i]
+		pcTable.insert(pcHash(e.pc), e, func(o *pcEntry) bool { return o.pc == e.pc && o.gen == e.gen })
+	}
 }
 
 // symbolizePCs expands addresses into frames with runtime.CallersFrames.
