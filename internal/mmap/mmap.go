@@ -97,23 +97,21 @@ func (r *Region) Close() error {
 // pages can be released without losing what they hold.
 var mapped struct {
 	mu      sync.Mutex
-	regions [][2]uintptr // start, end
+	regions [][]byte
 }
 
 func register(data []byte) *Region {
-	start := uintptr(unsafe.Pointer(&data[0]))
 	mapped.mu.Lock()
-	mapped.regions = append(mapped.regions, [2]uintptr{start, start + uintptr(len(data))})
+	mapped.regions = append(mapped.regions, data)
 	mapped.mu.Unlock()
 	return &Region{Data: data}
 }
 
 func unregister(data []byte) {
-	start := uintptr(unsafe.Pointer(&data[0]))
 	mapped.mu.Lock()
 	defer mapped.mu.Unlock()
 	for i, r := range mapped.regions {
-		if r[0] == start {
+		if &r[0] == &data[0] {
 			mapped.regions = append(mapped.regions[:i], mapped.regions[i+1:]...)
 			return
 		}
@@ -133,19 +131,23 @@ func Release(b []byte) {
 	start := uintptr(unsafe.Pointer(&b[0]))
 	end := start + uintptr(len(b))
 	mapped.mu.Lock()
-	var region [2]uintptr
+	var region []byte
 	for _, r := range mapped.regions {
-		if r[0] <= start && end <= r[1] {
+		base := uintptr(unsafe.Pointer(&r[0]))
+		if base <= start && end <= base+uintptr(len(r)) {
 			region = r
 			break
 		}
 	}
 	mapped.mu.Unlock()
-	if region[0] == 0 {
+	if region == nil {
 		return
 	}
+	// Offsets of b's first and last pages within the region, which
+	// starts on a page boundary.
+	base := uintptr(unsafe.Pointer(&region[0]))
 	page := uintptr(os.Getpagesize())
-	start = max(start&^(page-1), region[0])
-	end = min((end+page-1)&^(page-1), region[1])
-	release(unsafe.Slice((*byte)(unsafe.Pointer(start)), end-start))
+	lo := (start - base) &^ (page - 1)
+	hi := min((end-base+page-1)&^(page-1), uintptr(len(region)))
+	release(region[lo:hi])
 }
