@@ -90,23 +90,49 @@ func runSymcacheBuild(ctx context.Context, e *env, fs *flag.FlagSet, args []stri
 			bar.Set(int64(done))
 		}
 	}
-	// Write beside the target and rename, so a reader never maps a
-	// half-written cache.
-	tmp, err := os.CreateTemp(filepath.Dir(out), ".symcache-*")
+	w, done, err := createOutput(out)
 	if err != nil {
 		bar.Finish()
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	err = symbolize.WriteObject(tmp, o, dbg, opts)
+	err = symbolize.WriteObject(w, o, dbg, opts)
 	bar.Finish()
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
+	return done(err)
+}
+
+// createOutput opens path for writing a file that readers must never see
+// half-written: a temporary file beside it, renamed over path by done
+// when writing succeeded (and removed otherwise). A device or pipe
+// (-o /dev/null) is written in place instead, never replaced.
+func createOutput(path string) (f *os.File, done func(error) error, err error) {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, nil, err
+		}
+		return f, func(err error) error {
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			return err
+		}, nil
 	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".symcache-*")
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	return os.Rename(tmp.Name(), out)
+	return tmp, func(err error) error {
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(tmp.Name(), path)
+		}
+		if err != nil {
+			os.Remove(tmp.Name())
+		}
+		return err
+	}, nil
 }
 
 func runSymcacheInfo(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/backtrail/backtrail/internal/fixture"
+	"github.com/backtrail/backtrail/symcache"
+)
+
+// TestSymcacheBuildOutput checks where `symcache build -o` writes: a
+// regular file is replaced whole (a reader never maps half a cache), and
+// a device or pipe such as /dev/null is written in place, never replaced
+// by a file (which, for /dev/null, would break the machine).
+func TestSymcacheBuildOutput(t *testing.T) {
+	b := fixture.Build(t, fixture.Spec{Lang: "c", Compiler: "gcc", Opt: 2, DWARF: 5})
+	dir := t.TempDir()
+
+	file := filepath.Join(dir, "obj.symcache")
+	if err := os.WriteFile(file, []byte("old contents"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runBacktrail(t, "", "symcache", "build", "-o", file, b.Path)
+	c, err := symcache.Open(file)
+	if err != nil {
+		t.Fatalf("built cache: %v", err)
+	}
+	c.Close()
+	if left, _ := filepath.Glob(filepath.Join(dir, ".symcache-*")); len(left) > 0 {
+		t.Errorf("temporary files left: %q", left)
+	}
+
+	fifo := filepath.Join(dir, "pipe")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	read := make(chan int64, 1)
+	go func() {
+		f, err := os.Open(fifo)
+		if err != nil {
+			read <- -1
+			return
+		}
+		n, _ := io.Copy(io.Discard, f)
+		f.Close()
+		read <- n
+	}()
+	runBacktrail(t, "", "symcache", "build", "-o", fifo, b.Path)
+	st, err := os.Lstat(fifo)
+	if err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+		t.Fatalf("the pipe was replaced: %v, mode %v", err, st.Mode())
+	}
+	if n := <-read; n <= 0 {
+		t.Errorf("read %d bytes from the pipe", n)
+	}
+}
