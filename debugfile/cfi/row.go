@@ -2,6 +2,7 @@ package cfi
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 
 	"github.com/backtrail/backtrail/internal/bin"
@@ -133,7 +134,9 @@ func (f *FDE) Row(pc uint64) (*Row, error) {
 		return nil, err
 	}
 	init := m.st.clone()
-	m.stack = nil
+	// A CIE's location ops have no function to apply to: each FDE's rows
+	// start at its own Begin (libunwind runs the two programs the same way).
+	m.stack, m.loc = nil, f.Begin
 	end, stopped, err := m.run(f.Instructions, f.instOff, &init, pc, true)
 	if err != nil {
 		return nil, err
@@ -165,7 +168,11 @@ func (m *machine) run(code []byte, base uint64, init *state, pc uint64, limit bo
 		return 0, false, &FormatError{t.name, b.Off(), fmt.Sprintf(format, args...)}
 	}
 	advance := func(delta uint64) bool {
-		n := m.loc + delta*c.CodeAlign
+		hi, lo := bits.Mul64(delta, c.CodeAlign)
+		n, carry := bits.Add64(m.loc, lo, 0)
+		if hi != 0 || carry != 0 {
+			n = ^uint64(0) // beyond the address space: past any pc
+		}
 		if limit && n > pc {
 			next = n
 			return true
