@@ -424,6 +424,7 @@ func (n *node) firstKid(k kind) *node {
 // dominate the cost of a call.
 type arena struct {
 	blocks [][]node
+	cur    []node // blocks[bi], or nil before the first node
 	bi, ni int
 	kids   [][]*node
 	ki, ko int
@@ -434,34 +435,37 @@ const (
 	kidBlock  = 1024
 )
 
+// reset makes the whole arena available again. Nodes are not cleared here
+// but when they are handed out again, which touches each node once instead
+// of twice; until then they may keep the strings of earlier inputs alive,
+// as long as the arena itself lives in the pool.
 func (a *arena) reset() {
-	for i := 0; i <= a.bi && i < len(a.blocks); i++ {
-		b := a.blocks[i]
-		n := len(b)
-		if i == a.bi {
-			n = a.ni
-		}
-		clear(b[:n])
-	}
-	// Child slices need no clearing: they only point into the node blocks
-	// of this arena, and are overwritten before they are read again.
 	a.bi, a.ni, a.ki, a.ko = 0, 0, 0, 0
+	if len(a.blocks) > 0 {
+		a.cur = a.blocks[0]
+	}
 }
 
-func (a *arena) alloc() *node {
-	if len(a.blocks) == 0 {
+func (a *arena) alloc(k kind) *node {
+	if a.ni == len(a.cur) {
+		a.grow()
+	}
+	n := &a.cur[a.ni]
+	a.ni++
+	*n = node{kind: k}
+	return n
+}
+
+// grow moves to the next node block, allocating it on first use.
+func (a *arena) grow() {
+	if a.cur != nil {
+		a.bi++
+	}
+	if a.bi == len(a.blocks) {
 		a.blocks = append(a.blocks, make([]node, nodeBlock))
 	}
-	if a.ni == nodeBlock {
-		a.bi++
-		a.ni = 0
-		if a.bi == len(a.blocks) {
-			a.blocks = append(a.blocks, make([]node, nodeBlock))
-		}
-	}
-	n := &a.blocks[a.bi][a.ni]
-	a.ni++
-	return n
+	a.cur = a.blocks[a.bi]
+	a.ni = 0
 }
 
 // kidSlice returns an empty slice with capacity c carved from the arena.

@@ -113,9 +113,7 @@ func (p *parser) nextIfStr(s string) bool {
 
 func (p *parser) create(k kind) *node {
 	p.work++
-	n := p.a.alloc()
-	n.kind = k
-	return n
+	return p.a.alloc(k)
 }
 
 func (p *parser) createText(k kind, s string) *node {

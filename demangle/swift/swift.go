@@ -1,6 +1,7 @@
 package swift
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strings"
@@ -127,10 +128,8 @@ func demangle(name string, simple bool, nest int) (string, failure) {
 	if pk == prefixNone {
 		return "", failure{sentinel: ErrNotMangled}
 	}
-	for i := 0; i < len(name); i++ {
-		if name[i] < 0x20 {
-			return "", failure{ErrInvalid, i, "control byte (symbolic reference)"}
-		}
+	if i := controlByte(name); i >= 0 {
+		return "", failure{ErrInvalid, i, "control byte (symbolic reference)"}
 	}
 	st := statePool.Get().(*state)
 	defer statePool.Put(st)
@@ -179,6 +178,28 @@ func demangle(name string, simple bool, nest int) (string, failure) {
 		return "", failure{ErrInvalid, len(name), "nothing to print"}
 	}
 	return string(pr.out), failure{}
+}
+
+// controlByte returns the index of the first byte below 0x20 in s, or -1.
+// It runs on every input, so it tests eight bytes at a time: a byte b is
+// below 0x20 when b-0x20 borrows into its high bit and b's own high bit is
+// clear (a borrow only crosses into the next byte from a byte that set its
+// high bit this way, so the first flagged byte is exact).
+func controlByte(s string) int {
+	const lo, hi = 0x2020202020202020, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := binary.LittleEndian.Uint64([]byte(s[i : i+8]))
+		if (w-lo)&^w&hi != 0 {
+			break
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] < 0x20 {
+			return i
+		}
+	}
+	return -1
 }
 
 // demangleNested demangles a symbol named inside another one.
