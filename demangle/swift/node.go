@@ -488,22 +488,28 @@ func (a *arena) kidSlice(c int) []*node {
 	return s
 }
 
+// add appends child to parent's children. The common case, a free slot,
+// stays small enough to be inlined into the parser's helpers.
 func (a *arena) add(parent, child *node) {
+	if len(parent.kids) < cap(parent.kids) {
+		parent.kids = append(parent.kids, child)
+		return
+	}
+	a.addGrow(parent, child)
+}
+
+func (a *arena) addGrow(parent, child *node) {
 	if parent.kids == nil {
 		// Most nodes have at most three children; keeping them in the node
 		// saves a trip to the child slab.
-		parent.kids = parent.inl[:0:len(parent.inl)]
+		parent.kids = parent.inl[:1:len(parent.inl)]
+		parent.kids[0] = child
+		return
 	}
-	if len(parent.kids) == cap(parent.kids) {
-		c := 2 * cap(parent.kids)
-		if c < 4 {
-			c = 4
-		}
-		s := a.kidSlice(c)
-		s = append(s, parent.kids...)
-		parent.kids = s
-	}
-	parent.kids = append(parent.kids, child)
+	c := 2 * cap(parent.kids)
+	s := a.kidSlice(c)
+	s = append(s, parent.kids...)
+	parent.kids = append(s, child)
 }
 
 func reverseKids(n *node, from int) {

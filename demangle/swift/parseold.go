@@ -1484,26 +1484,29 @@ func (o *oldParser) implFunctionType() *node {
 	return fn
 }
 
+// implConventions are the convention letters of legacy SIL function types,
+// with their spelling for a callee, a parameter and a result.
+var implConventions = [...]struct {
+	c                 byte
+	callee, param, rs string
+}{
+	{'a', "", "", "@autoreleased"},
+	{'d', "@callee_unowned", "@unowned", "@unowned"},
+	{'D', "", "", "@unowned_inner_pointer"},
+	{'g', "@callee_guaranteed", "@guaranteed", ""},
+	{'e', "", "@deallocating", ""},
+	{'i', "", "@in", "@out"},
+	{'l', "", "@inout", ""},
+	{'o', "@callee_owned", "@owned", "@owned"},
+	{'t', "@convention(thin)", "", ""},
+}
+
 // implConvention reads a convention letter for the callee (ctx 0), a
 // parameter (1) or a result (2).
 func (o *oldParser) implConvention(ctx int) string {
 	p := o.p
-	table := [...]struct {
-		c                 byte
-		callee, param, rs string
-	}{
-		{'a', "", "", "@autoreleased"},
-		{'d', "@callee_unowned", "@unowned", "@unowned"},
-		{'D', "", "", "@unowned_inner_pointer"},
-		{'g', "@callee_guaranteed", "@guaranteed", ""},
-		{'e', "", "@deallocating", ""},
-		{'i', "", "@in", "@out"},
-		{'l', "", "@inout", ""},
-		{'o', "@callee_owned", "@owned", "@owned"},
-		{'t', "@convention(thin)", "", ""},
-	}
 	c := p.peek()
-	for _, e := range table {
+	for _, e := range implConventions {
 		if e.c != c {
 			continue
 		}
