@@ -453,6 +453,9 @@ func (a *arena) alloc(k kind) *node {
 	n := &a.cur[a.ni]
 	a.ni++
 	*n = node{kind: k}
+	// Most nodes have at most three children; keeping them in the node
+	// saves a trip to the child slab.
+	n.kids = n.inl[:0:len(n.inl)]
 	return n
 }
 
@@ -499,15 +502,7 @@ func (a *arena) add(parent, child *node) {
 }
 
 func (a *arena) addGrow(parent, child *node) {
-	if parent.kids == nil {
-		// Most nodes have at most three children; keeping them in the node
-		// saves a trip to the child slab.
-		parent.kids = parent.inl[:1:len(parent.inl)]
-		parent.kids[0] = child
-		return
-	}
-	c := 2 * cap(parent.kids)
-	s := a.kidSlice(c)
+	s := a.kidSlice(2 * cap(parent.kids))
 	s = append(s, parent.kids...)
 	parent.kids = append(s, child)
 }
