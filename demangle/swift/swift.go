@@ -132,7 +132,15 @@ func demangle(name string, simple bool, nest int) (string, failure) {
 		return "", failure{ErrInvalid, i, "control byte (symbolic reference)"}
 	}
 	st := statePool.Get().(*state)
-	defer statePool.Put(st)
+	out, f := st.demangle(name, plen, pk, simple, nest)
+	statePool.Put(st)
+	return out, f
+}
+
+// demangle parses and prints name, which has a prefix of length plen and
+// kind pk. The stack and substitution slices are not cleared afterwards:
+// like the child slices, they only point into this state's arena.
+func (st *state) demangle(name string, plen, pk int, simple bool, nest int) (string, failure) {
 	st.a.reset()
 	p := &st.p
 	p.init(name, &st.a, nest)
@@ -140,7 +148,6 @@ func demangle(name string, simple bool, nest int) (string, failure) {
 	if pk == prefixLegacy {
 		o := oldParser{p: p, subs: st.oldSubs[:0]}
 		root = o.topLevel()
-		clear(o.subs)
 		st.oldSubs = o.subs[:0]
 		if root == nil {
 			p.fail("unexpected character")
@@ -149,8 +156,6 @@ func demangle(name string, simple bool, nest int) (string, failure) {
 		p.old = pk == prefixSwift4
 		root = p.parse(plen)
 	}
-	clear(p.stack)
-	clear(p.subs)
 	if root == nil {
 		err := ErrInvalid
 		reason := p.errMsg
