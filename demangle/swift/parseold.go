@@ -64,33 +64,37 @@ func (o *oldParser) topLevel() *node {
 		return nil
 	}
 	top := p.create(kGlobal)
-	switch {
-	case p.nextIfStr("TS"):
-		for {
-			spec := o.specializedAttribute()
-			if spec == nil {
+	// Most names have no attribute; one peek spares them the string
+	// comparisons below.
+	if p.peek() == 'T' {
+		switch {
+		case p.nextIfStr("TS"):
+			for {
+				spec := o.specializedAttribute()
+				if spec == nil {
+					return nil
+				}
+				p.a.add(top, spec)
+				// Each specialization header has its own substitutions.
+				o.subs = o.subs[:0]
+				if !p.nextIfStr("_TTS") {
+					break
+				}
+			}
+			if !p.nextIfStr("_T") {
 				return nil
 			}
-			p.a.add(top, spec)
-			// Each specialization header has its own substitutions.
-			o.subs = o.subs[:0]
-			if !p.nextIfStr("_TTS") {
-				break
-			}
+		case p.nextIfStr("To"):
+			p.a.add(top, p.create(kObjCAttribute))
+		case p.nextIfStr("TO"):
+			p.a.add(top, p.create(kNonObjCAttribute))
+		case p.nextIfStr("TD"):
+			p.a.add(top, p.create(kDynamicAttribute))
+		case p.nextIfStr("Td"):
+			p.a.add(top, p.create(kDirectMethodReferenceAttribute))
+		case p.nextIfStr("TV"):
+			p.a.add(top, p.create(kVTableAttribute))
 		}
-		if !p.nextIfStr("_T") {
-			return nil
-		}
-	case p.nextIfStr("To"):
-		p.a.add(top, p.create(kObjCAttribute))
-	case p.nextIfStr("TO"):
-		p.a.add(top, p.create(kNonObjCAttribute))
-	case p.nextIfStr("TD"):
-		p.a.add(top, p.create(kDynamicAttribute))
-	case p.nextIfStr("Td"):
-		p.a.add(top, p.create(kDirectMethodReferenceAttribute))
-	case p.nextIfStr("TV"):
-		p.a.add(top, p.create(kVTableAttribute))
 	}
 	g := o.global()
 	if g == nil {

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 )
 
@@ -46,17 +45,36 @@ const (
 	prefixLegacy // _T: Swift 1-3
 )
 
-// manglingPrefix returns the length and kind of name's mangling prefix.
+// manglingPrefix returns the length and kind of name's mangling prefix:
+// $s, $S or $e (current), the same with an underscore, _T0 (Swift 4), or
+// _T (legacy). It runs on every name a symbolizer sees, so it looks at the
+// bytes instead of trying each prefix in turn.
 func manglingPrefix(name string) (int, int) {
-	switch {
-	case strings.HasPrefix(name, "_T0"):
-		return 3, prefixSwift4
-	case strings.HasPrefix(name, "$s"), strings.HasPrefix(name, "$S"), strings.HasPrefix(name, "$e"):
-		return 2, prefixCurrent
-	case strings.HasPrefix(name, "_$s"), strings.HasPrefix(name, "_$S"), strings.HasPrefix(name, "_$e"):
-		return 3, prefixCurrent
-	case strings.HasPrefix(name, "_T"):
+	if len(name) < 2 {
+		return 0, prefixNone
+	}
+	var c byte // the letter after the "$"
+	plen := 2
+	switch name[:2] {
+	case "_T":
+		if len(name) > 2 && name[2] == '0' {
+			return 3, prefixSwift4
+		}
 		return 2, prefixLegacy
+	case "_$":
+		if len(name) == 2 {
+			return 0, prefixNone
+		}
+		c, plen = name[2], 3
+	default:
+		if name[0] != '$' {
+			return 0, prefixNone
+		}
+		c = name[1]
+	}
+	switch c {
+	case 's', 'S', 'e':
+		return plen, prefixCurrent
 	}
 	return 0, prefixNone
 }
