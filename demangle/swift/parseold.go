@@ -28,14 +28,15 @@ func (o *oldParser) empty() bool { return o.p.pos >= len(o.p.text) }
 // fixtures depend on that, so this one does too; values are only used as
 // counts that the printer caps, or as lengths that are checked.
 func (o *oldParser) natural() (uint64, bool) {
-	p := o.p
-	if !isDigit(p.peek()) {
+	s, i := o.p.text, o.p.pos
+	if uint(i) >= uint(len(s)) || !isDigit(s[i]) {
 		return 0, false
 	}
 	var n uint64
-	for isDigit(p.peek()) {
-		n = n*10 + uint64(p.next()-'0')
+	for ; i < len(s) && isDigit(s[i]); i++ {
+		n = n*10 + uint64(s[i]-'0')
 	}
+	o.p.pos = i
 	return n, true
 }
 
