@@ -424,6 +424,7 @@ func (n *node) firstKid(k kind) *node {
 // dominate the cost of a call.
 type arena struct {
 	blocks [][]node
+	cur    []node // blocks[bi], or nil before the first node
 	bi, ni int
 	kids   [][]*node
 	ki, ko int
@@ -434,34 +435,40 @@ const (
 	kidBlock  = 1024
 )
 
+// reset makes the whole arena available again. Nodes are not cleared here
+// but when they are handed out again, which touches each node once instead
+// of twice; until then they may keep the strings of earlier inputs alive,
+// as long as the arena itself lives in the pool.
 func (a *arena) reset() {
-	for i := 0; i <= a.bi && i < len(a.blocks); i++ {
-		b := a.blocks[i]
-		n := len(b)
-		if i == a.bi {
-			n = a.ni
-		}
-		clear(b[:n])
-	}
-	// Child slices need no clearing: they only point into the node blocks
-	// of this arena, and are overwritten before they are read again.
 	a.bi, a.ni, a.ki, a.ko = 0, 0, 0, 0
+	if len(a.blocks) > 0 {
+		a.cur = a.blocks[0]
+	}
 }
 
-func (a *arena) alloc() *node {
-	if len(a.blocks) == 0 {
+func (a *arena) alloc(k kind) *node {
+	if a.ni == len(a.cur) {
+		a.grow()
+	}
+	n := &a.cur[a.ni]
+	a.ni++
+	*n = node{kind: k}
+	// Most nodes have at most three children; keeping them in the node
+	// saves a trip to the child slab.
+	n.kids = n.inl[:0:len(n.inl)]
+	return n
+}
+
+// grow moves to the next node block, allocating it on first use.
+func (a *arena) grow() {
+	if a.cur != nil {
+		a.bi++
+	}
+	if a.bi == len(a.blocks) {
 		a.blocks = append(a.blocks, make([]node, nodeBlock))
 	}
-	if a.ni == nodeBlock {
-		a.bi++
-		a.ni = 0
-		if a.bi == len(a.blocks) {
-			a.blocks = append(a.blocks, make([]node, nodeBlock))
-		}
-	}
-	n := &a.blocks[a.bi][a.ni]
-	a.ni++
-	return n
+	a.cur = a.blocks[a.bi]
+	a.ni = 0
 }
 
 // kidSlice returns an empty slice with capacity c carved from the arena.
@@ -484,22 +491,20 @@ func (a *arena) kidSlice(c int) []*node {
 	return s
 }
 
+// add appends child to parent's children. The common case, a free slot,
+// stays small enough to be inlined into the parser's helpers.
 func (a *arena) add(parent, child *node) {
-	if parent.kids == nil {
-		// Most nodes have at most three children; keeping them in the node
-		// saves a trip to the child slab.
-		parent.kids = parent.inl[:0:len(parent.inl)]
+	if len(parent.kids) < cap(parent.kids) {
+		parent.kids = append(parent.kids, child)
+		return
 	}
-	if len(parent.kids) == cap(parent.kids) {
-		c := 2 * cap(parent.kids)
-		if c < 4 {
-			c = 4
-		}
-		s := a.kidSlice(c)
-		s = append(s, parent.kids...)
-		parent.kids = s
-	}
-	parent.kids = append(parent.kids, child)
+	a.addGrow(parent, child)
+}
+
+func (a *arena) addGrow(parent, child *node) {
+	s := a.kidSlice(2 * cap(parent.kids))
+	s = append(s, parent.kids...)
+	parent.kids = append(s, child)
 }
 
 func reverseKids(n *node, from int) {

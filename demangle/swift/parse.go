@@ -113,9 +113,7 @@ func (p *parser) nextIfStr(s string) bool {
 
 func (p *parser) create(k kind) *node {
 	p.work++
-	n := p.a.alloc()
-	n.kind = k
-	return n
+	return p.a.alloc(k)
 }
 
 func (p *parser) createText(k kind, s string) *node {
@@ -268,16 +266,21 @@ func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
 
 // natural reads [0-9]+; ok is false when there is none or it overflows.
 func (p *parser) natural() (uint64, bool) {
-	if !isDigit(p.peek()) {
+	// Indexes and lengths are everywhere; scanning with locals keeps the
+	// position in a register.
+	s, i := p.text, p.pos
+	if uint(i) >= uint(len(s)) || !isDigit(s[i]) {
 		return 0, false
 	}
 	var n uint64
-	for isDigit(p.peek()) {
-		n = n*10 + uint64(p.next()-'0')
+	for ; i < len(s) && isDigit(s[i]); i++ {
+		n = n*10 + uint64(s[i]-'0')
 		if n > maxNumber {
+			p.pos = i + 1
 			return 0, false
 		}
 	}
+	p.pos = i
 	return n, true
 }
 

@@ -28,14 +28,15 @@ func (o *oldParser) empty() bool { return o.p.pos >= len(o.p.text) }
 // fixtures depend on that, so this one does too; values are only used as
 // counts that the printer caps, or as lengths that are checked.
 func (o *oldParser) natural() (uint64, bool) {
-	p := o.p
-	if !isDigit(p.peek()) {
+	s, i := o.p.text, o.p.pos
+	if uint(i) >= uint(len(s)) || !isDigit(s[i]) {
 		return 0, false
 	}
 	var n uint64
-	for isDigit(p.peek()) {
-		n = n*10 + uint64(p.next()-'0')
+	for ; i < len(s) && isDigit(s[i]); i++ {
+		n = n*10 + uint64(s[i]-'0')
 	}
+	o.p.pos = i
 	return n, true
 }
 
@@ -64,33 +65,37 @@ func (o *oldParser) topLevel() *node {
 		return nil
 	}
 	top := p.create(kGlobal)
-	switch {
-	case p.nextIfStr("TS"):
-		for {
-			spec := o.specializedAttribute()
-			if spec == nil {
+	// Most names have no attribute; one peek spares them the string
+	// comparisons below.
+	if p.peek() == 'T' {
+		switch {
+		case p.nextIfStr("TS"):
+			for {
+				spec := o.specializedAttribute()
+				if spec == nil {
+					return nil
+				}
+				p.a.add(top, spec)
+				// Each specialization header has its own substitutions.
+				o.subs = o.subs[:0]
+				if !p.nextIfStr("_TTS") {
+					break
+				}
+			}
+			if !p.nextIfStr("_T") {
 				return nil
 			}
-			p.a.add(top, spec)
-			// Each specialization header has its own substitutions.
-			o.subs = o.subs[:0]
-			if !p.nextIfStr("_TTS") {
-				break
-			}
+		case p.nextIfStr("To"):
+			p.a.add(top, p.create(kObjCAttribute))
+		case p.nextIfStr("TO"):
+			p.a.add(top, p.create(kNonObjCAttribute))
+		case p.nextIfStr("TD"):
+			p.a.add(top, p.create(kDynamicAttribute))
+		case p.nextIfStr("Td"):
+			p.a.add(top, p.create(kDirectMethodReferenceAttribute))
+		case p.nextIfStr("TV"):
+			p.a.add(top, p.create(kVTableAttribute))
 		}
-		if !p.nextIfStr("_T") {
-			return nil
-		}
-	case p.nextIfStr("To"):
-		p.a.add(top, p.create(kObjCAttribute))
-	case p.nextIfStr("TO"):
-		p.a.add(top, p.create(kNonObjCAttribute))
-	case p.nextIfStr("TD"):
-		p.a.add(top, p.create(kDynamicAttribute))
-	case p.nextIfStr("Td"):
-		p.a.add(top, p.create(kDirectMethodReferenceAttribute))
-	case p.nextIfStr("TV"):
-		p.a.add(top, p.create(kVTableAttribute))
 	}
 	g := o.global()
 	if g == nil {
@@ -118,29 +123,33 @@ func (o *oldParser) globalImpl() *node {
 	if o.empty() {
 		return nil
 	}
-	switch {
-	case p.nextIf('M'):
+	switch p.next() {
+	case 'M':
 		var k kind
-		switch {
-		case p.nextIf('P'):
+		switch p.next() {
+		case 'P':
 			k = kGenericTypeMetadataPattern
-		case p.nextIf('a'):
+		case 'a':
 			k = kTypeMetadataAccessFunction
-		case p.nextIf('L'):
+		case 'L':
 			k = kTypeMetadataLazyCache
-		case p.nextIf('m'):
+		case 'm':
 			k = kMetaclass
-		case p.nextIf('n'):
+		case 'n':
 			k = kNominalTypeDescriptor
-		case p.nextIf('f'):
+		case 'f':
 			k = kFullTypeMetadata
-		case p.nextIf('p'):
+		case 'p':
 			return p.with1(kProtocolDescriptor, o.protocolName())
 		default:
+			p.pushBack()
 			k = kTypeMetadata
 		}
 		return p.with1(k, o.typ())
-	case p.nextIfStr("PA"):
+	case 'P':
+		if !p.nextIf('A') {
+			break
+		}
 		k := kPartialApplyForwarder
 		if p.nextIf('o') {
 			k = kPartialApplyObjCForwarder
@@ -150,9 +159,9 @@ func (o *oldParser) globalImpl() *node {
 			fwd = p.add(fwd, o.global())
 		}
 		return fwd
-	case p.nextIf('t'):
+	case 't':
 		return p.with1(kTypeMangling, o.typ())
-	case p.nextIf('w'):
+	case 'w':
 		if p.pos+2 > len(p.text) {
 			return nil
 		}
@@ -162,11 +171,11 @@ func (o *oldParser) globalImpl() *node {
 		}
 		p.pos += 2
 		return p.with2(kValueWitness, p.createIndex(kIndex, i), o.typ())
-	case p.nextIf('W'):
-		switch {
-		case p.nextIf('V'):
+	case 'W':
+		switch p.next() {
+		case 'V':
 			return p.with1(kValueWitnessTable, o.typ())
-		case p.nextIf('v'):
+		case 'v':
 			var d uint64
 			switch {
 			case p.nextIf('d'):
@@ -176,43 +185,46 @@ func (o *oldParser) globalImpl() *node {
 				return nil
 			}
 			return p.with2(kFieldOffset, p.createIndex(kDirectness, d), o.entity())
-		case p.nextIf('o'):
+		case 'o':
 			return p.with1(kWitnessTableOffset, o.entity())
-		case p.nextIf('P'):
+		case 'P':
 			return p.with1(kProtocolWitnessTable, o.protocolConformance())
-		case p.nextIf('G'):
+		case 'G':
 			return p.with1(kGenericProtocolWitnessTable, o.protocolConformance())
-		case p.nextIf('I'):
+		case 'I':
 			return p.with1(kGenericProtocolWitnessTableInstantiationFunction, o.protocolConformance())
-		case p.nextIf('l'):
+		case 'l':
 			t := o.typ()
 			return p.with2(kLazyProtocolWitnessTableAccessor, t, o.protocolConformance())
-		case p.nextIf('L'):
+		case 'L':
 			t := o.typ()
 			return p.with2(kLazyProtocolWitnessTableCacheVariable, t, o.protocolConformance())
-		case p.nextIf('a'):
+		case 'a':
 			return p.with1(kProtocolWitnessTableAccessor, o.protocolConformance())
-		case p.nextIf('t'):
+		case 't':
 			c := o.protocolConformance()
 			return p.with2(kAssociatedTypeMetadataAccessor, c, o.declName())
-		case p.nextIf('T'):
+		case 'T':
 			c := o.protocolConformance()
 			n := o.declName()
 			return p.with3(kAssociatedTypeWitnessTableAccessor, c, n, o.protocolName())
 		}
+		p.pushBack() // report the offset of the unknown letter
 		return nil
-	case p.nextIf('T'):
-		switch {
-		case p.nextIf('R'):
+	case 'T':
+		switch p.next() {
+		case 'R':
 			return o.reabstractSignature(p.create(kReabstractionThunkHelper))
-		case p.nextIf('r'):
+		case 'r':
 			return o.reabstractSignature(p.create(kReabstractionThunk))
-		case p.nextIf('W'):
+		case 'W':
 			c := o.protocolConformance()
 			return p.with2(kProtocolWitness, c, o.entity())
 		}
+		p.pushBack()
 		return nil
 	}
+	p.pushBack()
 	return o.entity()
 }
 
@@ -483,14 +495,14 @@ func (o *oldParser) contextImpl() *node {
 	if o.empty() {
 		return nil
 	}
-	switch {
-	case p.nextIf('E'):
+	switch p.next() {
+	case 'E':
 		mod := o.module()
 		if mod == nil {
 			return nil
 		}
 		return p.with2(kExtension, mod, o.context())
-	case p.nextIf('e'):
+	case 'e':
 		mod := o.module()
 		if mod == nil {
 			return nil
@@ -501,13 +513,15 @@ func (o *oldParser) contextImpl() *node {
 		}
 		ctx := o.context()
 		return p.with3(kExtension, mod, ctx, sig)
-	case p.nextIf('S'):
+	case 'S':
 		return o.substitutionIndex()
-	case p.nextIf('s'):
+	case 's':
 		return p.createText(kModule, "Swift")
-	case p.nextIf('G'):
+	case 'G':
 		return o.boundGenericType()
-	case isStartOfEntity(p.peek()):
+	}
+	p.pushBack()
+	if isStartOfEntity(p.peek()) {
 		return o.entity()
 	}
 	return o.module()
@@ -717,18 +731,19 @@ func (o *oldParser) entityImpl() *node {
 	p := o.p
 	isStatic := p.nextIf('Z')
 	var basic kind
-	switch {
-	case p.nextIf('F'):
+	switch p.peek() {
+	case 'F':
 		basic = kFunction
-	case p.nextIf('v'):
+	case 'v':
 		basic = kVariable
-	case p.nextIf('I'):
+	case 'I':
 		basic = kInitializer
-	case p.nextIf('i'):
+	case 'i':
 		basic = kSubscript
 	default:
 		return o.nominalType()
 	}
+	p.pos++
 	ctx := o.context()
 	if ctx == nil {
 		return nil
@@ -741,23 +756,25 @@ func (o *oldParser) entityImpl() *node {
 		k = kk
 		name = o.declName()
 	}
-	switch {
-	case p.nextIf('D'):
+	// The letters are tested in one switch: entities are the most common
+	// legacy construct, and a chain of nextIf calls costs a test per letter.
+	switch p.next() {
+	case 'D':
 		k, hasType = kDeallocator, false
-	case p.nextIf('d'):
+	case 'd':
 		k, hasType = kDestructor, false
-	case p.nextIf('e'):
+	case 'e':
 		k, hasType = kIVarInitializer, false
-	case p.nextIf('E'):
+	case 'E':
 		k, hasType = kIVarDestroyer, false
-	case p.nextIf('C'):
+	case 'C':
 		k = kConstructor
 		if ctx.kind == kClass {
 			k = kAllocator
 		}
-	case p.nextIf('c'):
+	case 'c':
 		k = kConstructor
-	case p.nextIf('a'):
+	case 'a':
 		switch {
 		case p.nextIf('O'):
 			accessor(kOwningMutableAddressor)
@@ -770,7 +787,7 @@ func (o *oldParser) entityImpl() *node {
 		default:
 			return nil
 		}
-	case p.nextIf('l'):
+	case 'l':
 		switch {
 		case p.nextIf('O'):
 			accessor(kOwningAddressor)
@@ -783,25 +800,31 @@ func (o *oldParser) entityImpl() *node {
 		default:
 			return nil
 		}
-	case p.nextIf('g'):
+	case 'g':
 		accessor(kGetter)
-	case p.nextIf('G'):
+	case 'G':
 		accessor(kGlobalGetter)
-	case p.nextIf('s'):
+	case 's':
 		accessor(kSetter)
-	case p.nextIf('m'):
+	case 'm':
 		accessor(kMaterializeForSet)
-	case p.nextIf('w'):
+	case 'w':
 		accessor(kWillSet)
-	case p.nextIf('W'):
+	case 'W':
 		accessor(kDidSet)
-	case p.nextIf('U'):
+	case 'U':
 		k, needName = kExplicitClosure, true
 		name = o.indexNode()
-	case p.nextIf('u'):
+	case 'u':
 		k, needName = kImplicitClosure, true
 		name = o.indexNode()
-	case basic == kInitializer:
+	default:
+		p.pushBack()
+		if basic != kInitializer {
+			k, needName = basic, true
+			name = o.declName()
+			break
+		}
 		switch {
 		case p.nextIf('A'):
 			k, needName = kDefaultArgumentInitializer, true
@@ -812,9 +835,6 @@ func (o *oldParser) entityImpl() *node {
 			return nil
 		}
 		hasType = false
-	default:
-		k, needName = basic, true
-		name = o.declName()
 	}
 	if needName && name == nil {
 		return nil
@@ -1484,26 +1504,29 @@ func (o *oldParser) implFunctionType() *node {
 	return fn
 }
 
+// implConventions are the convention letters of legacy SIL function types,
+// with their spelling for a callee, a parameter and a result.
+var implConventions = [...]struct {
+	c                 byte
+	callee, param, rs string
+}{
+	{'a', "", "", "@autoreleased"},
+	{'d', "@callee_unowned", "@unowned", "@unowned"},
+	{'D', "", "", "@unowned_inner_pointer"},
+	{'g', "@callee_guaranteed", "@guaranteed", ""},
+	{'e', "", "@deallocating", ""},
+	{'i', "", "@in", "@out"},
+	{'l', "", "@inout", ""},
+	{'o', "@callee_owned", "@owned", "@owned"},
+	{'t', "@convention(thin)", "", ""},
+}
+
 // implConvention reads a convention letter for the callee (ctx 0), a
 // parameter (1) or a result (2).
 func (o *oldParser) implConvention(ctx int) string {
 	p := o.p
-	table := [...]struct {
-		c                 byte
-		callee, param, rs string
-	}{
-		{'a', "", "", "@autoreleased"},
-		{'d', "@callee_unowned", "@unowned", "@unowned"},
-		{'D', "", "", "@unowned_inner_pointer"},
-		{'g', "@callee_guaranteed", "@guaranteed", ""},
-		{'e', "", "@deallocating", ""},
-		{'i', "", "@in", "@out"},
-		{'l', "", "@inout", ""},
-		{'o', "@callee_owned", "@owned", "@owned"},
-		{'t', "@convention(thin)", "", ""},
-	}
 	c := p.peek()
-	for _, e := range table {
+	for _, e := range implConventions {
 		if e.c != c {
 			continue
 		}

@@ -79,15 +79,11 @@ func (pr *printer) print(n *node, asPrefix bool) *node {
 		pr.bad, pr.limit = true, true
 		return nil
 	}
+	// The kinds that make up most trees are handled here, the rest in
+	// printOther; this function runs once per node, so it stays small,
+	// as a large frame would cost every call.
 	pr.depth++
-	r := pr.printNode(n, asPrefix)
-	pr.depth--
-	return r
-}
-
-// printNode handles the kinds that make up most trees; it stays small
-// because it runs once per node, and a large frame would cost every call.
-func (pr *printer) printNode(n *node, asPrefix bool) *node {
+	var r *node
 	switch n.kind {
 	case kGlobal, kTypeList:
 		pr.kids(n, "")
@@ -98,11 +94,11 @@ func (pr *printer) printNode(n *node, asPrefix bool) *node {
 			pr.s(n.text)
 		}
 	case kClass, kStructure, kEnum, kProtocol, kTypeAlias, kOtherNominalType:
-		return pr.entity(n, asPrefix, typeNone, true, "", -1, "")
+		r = pr.entity(n, asPrefix, typeNone, true, "", -1, "")
 	case kFunction:
-		return pr.entity(n, asPrefix, typeFunctionStyle, true, "", -1, "")
+		r = pr.entity(n, asPrefix, typeFunctionStyle, true, "", -1, "")
 	case kVariable:
-		return pr.entity(n, asPrefix, typeWithColon, true, "", -1, "")
+		r = pr.entity(n, asPrefix, typeWithColon, true, "", -1, "")
 	case kFunctionType, kUncurriedFunctionType, kNoEscapeFunctionType:
 		pr.functionType(nil, n)
 	case kArgumentTuple, kReturnType:
@@ -121,12 +117,13 @@ func (pr *printer) printNode(n *node, asPrefix bool) *node {
 		pr.b('.')
 		pr.print(n.kid(1), false)
 	default:
-		return pr.printOther(n, asPrefix)
+		r = pr.printOther(n, asPrefix)
 	}
-	return nil
+	pr.depth--
+	return r
 }
 
-// printOther handles every kind that printNode does not.
+// printOther handles every kind that print does not.
 func (pr *printer) printOther(n *node, asPrefix bool) *node {
 	switch n.kind {
 	case kType:

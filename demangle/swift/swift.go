@@ -1,9 +1,9 @@
 package swift
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 )
 
@@ -45,17 +45,36 @@ const (
 	prefixLegacy // _T: Swift 1-3
 )
 
-// manglingPrefix returns the length and kind of name's mangling prefix.
+// manglingPrefix returns the length and kind of name's mangling prefix:
+// $s, $S or $e (current), the same with an underscore, _T0 (Swift 4), or
+// _T (legacy). It runs on every name a symbolizer sees, so it looks at the
+// bytes instead of trying each prefix in turn.
 func manglingPrefix(name string) (int, int) {
-	switch {
-	case strings.HasPrefix(name, "_T0"):
-		return 3, prefixSwift4
-	case strings.HasPrefix(name, "$s"), strings.HasPrefix(name, "$S"), strings.HasPrefix(name, "$e"):
-		return 2, prefixCurrent
-	case strings.HasPrefix(name, "_$s"), strings.HasPrefix(name, "_$S"), strings.HasPrefix(name, "_$e"):
-		return 3, prefixCurrent
-	case strings.HasPrefix(name, "_T"):
+	if len(name) < 2 {
+		return 0, prefixNone
+	}
+	var c byte // the letter after the "$"
+	plen := 2
+	switch name[:2] {
+	case "_T":
+		if len(name) > 2 && name[2] == '0' {
+			return 3, prefixSwift4
+		}
 		return 2, prefixLegacy
+	case "_$":
+		if len(name) == 2 {
+			return 0, prefixNone
+		}
+		c, plen = name[2], 3
+	default:
+		if name[0] != '$' {
+			return 0, prefixNone
+		}
+		c = name[1]
+	}
+	switch c {
+	case 's', 'S', 'e':
+		return plen, prefixCurrent
 	}
 	return 0, prefixNone
 }
@@ -127,13 +146,19 @@ func demangle(name string, simple bool, nest int) (string, failure) {
 	if pk == prefixNone {
 		return "", failure{sentinel: ErrNotMangled}
 	}
-	for i := 0; i < len(name); i++ {
-		if name[i] < 0x20 {
-			return "", failure{ErrInvalid, i, "control byte (symbolic reference)"}
-		}
+	if i := controlByte(name); i >= 0 {
+		return "", failure{ErrInvalid, i, "control byte (symbolic reference)"}
 	}
 	st := statePool.Get().(*state)
-	defer statePool.Put(st)
+	out, f := st.demangle(name, plen, pk, simple, nest)
+	statePool.Put(st)
+	return out, f
+}
+
+// demangle parses and prints name, which has a prefix of length plen and
+// kind pk. The stack and substitution slices are not cleared afterwards:
+// like the child slices, they only point into this state's arena.
+func (st *state) demangle(name string, plen, pk int, simple bool, nest int) (string, failure) {
 	st.a.reset()
 	p := &st.p
 	p.init(name, &st.a, nest)
@@ -141,7 +166,6 @@ func demangle(name string, simple bool, nest int) (string, failure) {
 	if pk == prefixLegacy {
 		o := oldParser{p: p, subs: st.oldSubs[:0]}
 		root = o.topLevel()
-		clear(o.subs)
 		st.oldSubs = o.subs[:0]
 		if root == nil {
 			p.fail("unexpected character")
@@ -150,8 +174,6 @@ func demangle(name string, simple bool, nest int) (string, failure) {
 		p.old = pk == prefixSwift4
 		root = p.parse(plen)
 	}
-	clear(p.stack)
-	clear(p.subs)
 	if root == nil {
 		err := ErrInvalid
 		reason := p.errMsg
@@ -179,6 +201,28 @@ func demangle(name string, simple bool, nest int) (string, failure) {
 		return "", failure{ErrInvalid, len(name), "nothing to print"}
 	}
 	return string(pr.out), failure{}
+}
+
+// controlByte returns the index of the first byte below 0x20 in s, or -1.
+// It runs on every input, so it tests eight bytes at a time: a byte b is
+// below 0x20 when b-0x20 borrows into its high bit and b's own high bit is
+// clear (a borrow only crosses into the next byte from a byte that set its
+// high bit this way, so the first flagged byte is exact).
+func controlByte(s string) int {
+	const lo, hi = 0x2020202020202020, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := binary.LittleEndian.Uint64([]byte(s[i : i+8]))
+		if (w-lo)&^w&hi != 0 {
+			break
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] < 0x20 {
+			return i
+		}
+	}
+	return -1
 }
 
 // demangleNested demangles a symbol named inside another one.
