@@ -116,7 +116,8 @@ measure() {
   fi
   read -r wall user sys rss i <<<"$(printf '%s\n' "${rows[@]}" | sort -n | sed -n "$(( (${#rows[@]} + 1) / 2 ))p")"
   cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
-  mv "$out/stdout.$i" "$dst"
+  # Never rename over a device: "mv x /dev/null" would replace /dev/null.
+  if [ -c "$dst" ]; then rm -f "$out/stdout.$i"; else mv "$out/stdout.$i" "$dst"; fi
   rm -f "$out"/stdout.*
 }
 
