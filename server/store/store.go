@@ -111,7 +111,11 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		}
 		db.r.SetMaxOpenConns(4)
 	}
-	if db.enc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1)); err != nil {
+	// Without entropy coding zstd compresses a processed report (48 KB of
+	// JSON in the load benchmark) about twice as fast for 19 % more bytes
+	// (4.1 KB instead of 3.5 KB); compression was 14 % of the server's
+	// CPU per event. The output is ordinary zstd.
+	if db.enc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithNoEntropyCompression(true)); err != nil {
 		return nil, err
 	}
 	if db.dec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(256<<20)); err != nil {
