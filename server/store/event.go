@@ -33,7 +33,7 @@ func (db *DB) Accept(ctx context.Context, evs []*server.Incoming) ([]bool, error
 	if db.dialect == "postgres" {
 		return db.pgAccept(ctx, evs, raws)
 	}
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := db.gatedTx(ctx, true, func(tx *sql.Tx) error {
 		st, err := tx.PrepareContext(ctx, db.q(`INSERT INTO events (project_id, event_id, format, state, received_at, timestamp, raw)
 			VALUES (?, ?, ?, 0, ?, ?, ?) ON CONFLICT (project_id, event_id) DO NOTHING`))
 		if err != nil {

@@ -68,6 +68,8 @@ type DB struct {
 	partMu sync.Mutex
 	parts  map[int64]bool
 
+	gate writeGate // SQLite: orders the writers
+
 	enc *zstd.Encoder
 	dec *zstd.Decoder
 
@@ -244,6 +246,16 @@ func (db *DB) q(query string) string {
 
 // tx runs fn in a write transaction, committing if it returns nil.
 func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	return db.gatedTx(ctx, false, fn)
+}
+
+// gatedTx is tx; on SQLite an urgent transaction (an accept) goes ahead
+// of waiting others (see writeGate).
+func (db *DB) gatedTx(ctx context.Context, urgent bool, fn func(*sql.Tx) error) error {
+	if db.dialect == "sqlite" {
+		db.gate.lock(urgent)
+		defer db.gate.unlock()
+	}
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
