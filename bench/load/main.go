@@ -295,7 +295,17 @@ func runOne(ctx context.Context, cfg *config, env *environment, tgt *target, k i
 	if cfg.db != "" {
 		res.DB = redactURL(cfg.db)
 	}
-	cl, err := newCluster(env.bin, dir, cfg.servers, cfg.port, cfg.serveArgs)
+	args := cfg.serveArgs
+	var pg *pgRun
+	if isPostgres(cfg.db) {
+		var err error
+		if pg, err = newPGRun(ctx, cfg.db, fmt.Sprintf("%s_k%d_%d", cfg.mode, k, time.Now().Unix())); err != nil {
+			return nil, err
+		}
+		defer pg.close(context.WithoutCancel(ctx), cfg.keep)
+		args = append(args[:len(args):len(args)], "--db", pg.url) // the later --db wins
+	}
+	cl, err := newCluster(env.bin, dir, cfg.servers, cfg.port, args)
 	if err != nil {
 		return nil, err
 	}
@@ -343,6 +353,11 @@ func runOne(ctx context.Context, cfg *config, env *environment, tgt *target, k i
 	w0 := d.workers[0]
 	w0.ids, w0.sent, w0.win, w0.lat, w0.e2e = nil, 0, 0, nil, nil
 
+	if pg != nil {
+		if err := pg.begin(ctx); err != nil {
+			return nil, err
+		}
+	}
 	logf("run %s K=%d: %s warm-up + %s load", cfg.mode, k, cfg.warmup, cfg.duration)
 	d.setClock(cfg.warmup, cfg.duration)
 	smp := newSampler(cl, d)
@@ -377,6 +392,15 @@ func runOne(ctx context.Context, cfg *config, env *environment, tgt *target, k i
 	smp.close()
 	res.LoadAfter = loadAvg()
 	res.DBBytes = cl.dataSize()
+	if pg != nil && res.Drained {
+		// Backends report their counters to pg_stat_database at most
+		// every 10 s when idle.
+		time.Sleep(11 * time.Second)
+		if res.PG, err = pg.cost(ctx, d.acked.Load()+1, drained.Sub(d.t0)); err != nil {
+			return nil, err
+		}
+		res.DBBytes = int64(res.PG.SizeBytes * float64(d.acked.Load()+1))
+	}
 	res.Load = d.stats()
 	res.compute(d, smp, loadEnd, drained)
 

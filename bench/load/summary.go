@@ -45,6 +45,7 @@ type result struct {
 	CPUPerEvent  time.Duration
 	RSS          rssStats
 	DBBytes      int64
+	PG           *pgCost      `json:",omitempty"` // with --db postgres://…
 	Kills        []killRecord `json:",omitempty"`
 	Verify       *verification
 	Timeline     []timelineRow
@@ -268,6 +269,9 @@ func (r *result) markdown() string {
 		for _, x := range v.Bad {
 			p("| bad id | `%s` |\n", x)
 		}
+	}
+	if r.PG != nil {
+		r.PG.markdown(p)
 	}
 	p("\nTimeline (rates over each interval; processed = acknowledged − pending):\n\n")
 	p("| t (s) | phase | accepted/s | processed/s | pending | RSS | server cores | client cores | machine busy |\n")

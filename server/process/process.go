@@ -37,9 +37,19 @@ type Processor struct {
 	Workers int
 	Batch   int
 	Lease   time.Duration
+	// Loops is the number of batches in flight (default 2): while one
+	// batch waits for the database (claiming, or recording its results
+	// behind other writers), the next one is being processed.
+	Loops int
 	// Poll is how often an idle processor looks for work it was not told
 	// about (default 1 s), such as events accepted by another replica.
-	Poll   time.Duration
+	Poll time.Duration
+	// Gather is how long a loop waits after a batch smaller than Batch
+	// before claiming again (default 100 ms, at most Poll): claiming and
+	// recording cost a transaction each whatever the batch size, so under
+	// moderate load waiting for a fuller batch costs less CPU per event
+	// and holds the database (SQLite's one writer) less often.
+	Gather time.Duration
 	Logger *slog.Logger
 
 	wake chan struct{}
@@ -52,6 +62,9 @@ func (p *Processor) init() {
 		if p.Workers <= 0 {
 			p.Workers = runtime.GOMAXPROCS(0)
 		}
+		if p.Loops <= 0 {
+			p.Loops = 2
+		}
 		if p.Batch <= 0 {
 			p.Batch = 64
 		}
@@ -60,6 +73,9 @@ func (p *Processor) init() {
 		}
 		if p.Poll <= 0 {
 			p.Poll = time.Second
+		}
+		if p.Gather <= 0 {
+			p.Gather = min(100*time.Millisecond, p.Poll)
 		}
 		if p.Logger == nil {
 			p.Logger = slog.Default()
@@ -82,6 +98,20 @@ func (p *Processor) Notify() {
 // Run processes queued events until ctx is done.
 func (p *Processor) Run(ctx context.Context) error {
 	p.init()
+	var wg sync.WaitGroup
+	for range p.Loops {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.loop(ctx)
+		}()
+	}
+	wg.Wait()
+	return ctx.Err()
+}
+
+// loop claims, processes and records batches until ctx is done.
+func (p *Processor) loop(ctx context.Context) {
 	t := time.NewTicker(p.Poll)
 	defer t.Stop()
 	for {
@@ -90,11 +120,20 @@ func (p *Processor) Run(ctx context.Context) error {
 			p.Logger.Error("processing", "err", err)
 		}
 		if n > 0 && err == nil {
+			if n == p.Batch {
+				p.Notify() // more may be queued: another loop can take it
+				continue
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(p.Gather):
+			}
 			continue
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return
 		case <-p.wake:
 		case <-t.C:
 		}

@@ -116,10 +116,8 @@ func Sniff(data []byte) Format {
 		if p[0] == '{' && bytes.Contains(line, []byte(`"bug_type"`)) {
 			return FormatIPS
 		}
-		for _, k := range metricKitKeys {
-			if bytes.Contains(p, k) {
-				return FormatMetricKit
-			}
+		if hasMetricKitKey(p) {
+			return FormatMetricKit
 		}
 		return FormatUnknown
 	}
@@ -127,6 +125,28 @@ func Sniff(data []byte) Format {
 		return FormatCrash
 	}
 	return FormatUnknown
+}
+
+// hasMetricKitKey reports whether p holds one of metricKitKeys. It runs
+// on every JSON report the server receives, so it visits each quote once
+// instead of searching p for each key.
+func hasMetricKitKey(p []byte) bool {
+	for {
+		i := bytes.IndexByte(p, '"')
+		if i < 0 || i+1 >= len(p) {
+			return false
+		}
+		p = p[i:]
+		switch p[1] {
+		case 'a', 'c', 'd', 'h':
+			for _, k := range metricKitKeys {
+				if bytes.HasPrefix(p, k) {
+					return true
+				}
+			}
+		}
+		p = p[1:]
+	}
 }
 
 func looksLikeCrash(p []byte) bool {
