@@ -218,7 +218,9 @@ for f in "${files[@]}"; do
         if cmp -s "$out/llvm.raw" "$out/bt.raw"; then
           same="names demangled differently for $differ of $got; identical with --no-demangle (see $out/$name.$c.diff)"
         else
-          same="**NO**: $differ of $got differ, also with --no-demangle (see $out/$name.$c.diff)"
+          raw=$(paste -d '\t' <(awk -v RS= '{ gsub(/\n/, " ; "); print }' "$out/llvm.raw") \
+            <(awk -v RS= '{ gsub(/\n/, " ; "); print }' "$out/bt.raw") | awk -F'\t' '$1 != $2' | tee "$out/$name.$c.raw.diff" | wc -l)
+          same="**NO**: $differ of $got differ; with --no-demangle $raw differ (see $out/$name.$c.diff and .raw.diff)"
         fi
       fi
       printf '| %s | %d | %.2f s | %.2f s | %.2f s | %.2f s | %s | %s | %d MB | %d MB | %s |\n' "$name" "$got" "$lw" "$lc" "$wall" "$cpu" \

@@ -537,6 +537,16 @@ func llvm14Spacing(s string) string {
 		return b.String()[b.Len()-1]
 	}
 	for i := 0; i < len(s); {
+		// Only brackets and the "operator" keyword need a look; copy
+		// the runs between them whole.
+		if j := strings.IndexAny(s[i:], "<>o"); j != 0 {
+			if j < 0 {
+				j = len(s) - i
+			}
+			b.WriteString(s[i : i+j])
+			i += j
+			continue
+		}
 		if op, ok := operatorAt(s, i); ok {
 			b.WriteString(s[i : i+len("operator")+len(op)])
 			i += len("operator") + len(op)

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"syscall"
@@ -53,9 +54,24 @@ func register(c *command) { commands = append(commands, c) }
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, isTerminal: isTerminal(os.Stderr)}
+	// BACKTRAIL_CPUPROFILE names a file for a CPU profile of the whole
+	// command, for the benchmarks under bench/; it is not a flag so that
+	// every command has it without the command table knowing.
+	if path := os.Getenv("BACKTRAIL_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil {
+			pprof.StartCPUProfile(f)
+			defer func() {
+				pprof.StopCPUProfile()
+				f.Close()
+			}()
+		}
+	}
 	code := run(ctx, e, os.Args[1:])
 	stop()
-	os.Exit(code)
+	if code != 0 {
+		pprof.StopCPUProfile()
+		os.Exit(code)
+	}
 }
 
 // run executes the command line args and returns the exit code.

@@ -2,13 +2,18 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/backtrail/backtrail/demangle"
 	"github.com/backtrail/backtrail/symbolize"
@@ -85,57 +90,164 @@ func runSymbolize(ctx context.Context, e *env, fs *flag.FlagSet, args []string) 
 		return err
 	}
 	defer m.Close()
-	relative := fs.Lookup("relative-address").Value.String() == "true"
-
-	w := bufio.NewWriterSize(e.stdout, 64<<10)
-	defer w.Flush()
-	p := &symbolizePrinter{w: w, module: obj, json: style == "JSON", inlines: inlines, demangle: demangled}
-	var frames []symbolize.Frame
-	warned := false
-	one := func(input string) {
-		addr, ok := parseAddress(input)
-		if !ok {
-			p.bad(input)
-			return
-		}
-		fileAddr := addr
-		if relative {
-			fileAddr = symbolize.RelativeAddress(addr, m.ImageVMAddr)
-		}
-		var err error
-		if frames, err = m.Frames(fileAddr, frames[:0]); err != nil && !warned {
-			fmt.Fprintf(e.stderr, "backtrail: %v\n", err)
-			warned = true
-		}
-		p.print(addr, frames)
+	s := &symbolizer{
+		m:        m,
+		relative: fs.Lookup("relative-address").Value.String() == "true",
+		p:        symbolizePrinter{module: obj, json: style == "JSON", inlines: inlines, demangle: demangled},
+		stderr:   e.stderr,
 	}
 	if len(args) > 0 {
+		b := &batch{}
 		for _, a := range args {
-			one(a)
+			b.in = append(b.in, a...)
+			b.ends = append(b.ends, len(b.in))
 		}
-		return nil
+		s.run(b, nil)
+		_, err := e.stdout.Write(b.out)
+		return err
 	}
-	r := bufio.NewReaderSize(e.stdin, 64<<10)
-	for {
-		line, err := r.ReadString('\n')
-		if line != "" {
-			one(strings.TrimSpace(line))
+	return s.stream(ctx, e.stdin, e.stdout)
+}
+
+// symbolizer answers batches of input lines; run is safe for concurrent
+// use.
+type symbolizer struct {
+	m        *symbolize.Module
+	relative bool
+	p        symbolizePrinter
+	stderr   io.Writer
+	warn     sync.Once
+}
+
+// batch is a run of input lines, symbolized by one worker and printed in
+// input order.
+type batch struct {
+	in    []byte // the lines, one after the other
+	ends  []int  // where each line ends in in
+	out   []byte // the answers
+	flush bool   // input paused after the batch: the reader may be waiting
+	done  chan struct{}
+}
+
+// Lines per batch: enough to spread the work over the workers, few enough
+// that the output of the batches in flight stays in the tens of megabytes
+// for C++ with deep inlining (about 2 KB per address).
+const batchLines = 1024
+
+// run symbolizes the lines of b into b.out, reusing frames.
+func (s *symbolizer) run(b *batch, frames []symbolize.Frame) []symbolize.Frame {
+	b.out = b.out[:0]
+	start := 0
+	for _, end := range b.ends {
+		input := string(bytes.TrimSpace(b.in[start:end]))
+		start = end
+		addr, ok := parseAddress(input)
+		if !ok {
+			b.out = s.p.appendBad(b.out, input)
+			continue
 		}
-		if err == io.EOF {
-			return nil
+		fileAddr := addr
+		if s.relative {
+			fileAddr = symbolize.RelativeAddress(addr, s.m.ImageVMAddr)
 		}
-		if err != nil {
-			return err
+		var err error
+		if frames, err = s.m.Frames(fileAddr, frames[:0]); err != nil {
+			s.warn.Do(func() { fmt.Fprintf(s.stderr, "backtrail: %v\n", err) })
 		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		// Interactive callers wait for each answer; piped input is
-		// flushed when the buffer fills.
-		if r.Buffered() == 0 {
-			w.Flush()
-		}
+		b.out = s.p.append(b.out, addr, frames)
 	}
+	return frames
+}
+
+// stream symbolizes the lines of r, one address per line, and prints the
+// answers to w in input order. Batches are symbolized in parallel, one
+// worker per CPU: a symcache lookup takes microseconds, while demangling
+// a function's name the first time and printing a deep inline chain take
+// more. When the input pauses, what was read is answered and flushed at
+// once, for interactive callers.
+func (s *symbolizer) stream(ctx context.Context, r io.Reader, w io.Writer) error {
+	if os.Getenv("GOGC") == "" {
+		// The live heap is mostly demangled names, kept for good, and
+		// demangling allocates several times their size in garbage:
+		// with the default GOGC the collector runs every few
+		// milliseconds.
+		debug.SetGCPercent(400)
+	}
+	workers := runtime.GOMAXPROCS(0)
+	free := make(chan *batch, 2*workers+2) // bounds the batches in flight
+	for range cap(free) {
+		free <- &batch{done: make(chan struct{}, 1)}
+	}
+	todo := make(chan *batch, cap(free))
+	order := make(chan *batch, cap(free))
+	for range workers {
+		go func() {
+			var frames []symbolize.Frame
+			for b := range todo {
+				frames = s.run(b, frames)
+				b.done <- struct{}{}
+			}
+		}()
+	}
+	var readErr error
+	go func() {
+		defer close(order)
+		defer close(todo)
+		br := bufio.NewReaderSize(r, 64<<10)
+		b := <-free
+		b.in, b.ends = b.in[:0], b.ends[:0]
+		for {
+			line, err := br.ReadSlice('\n')
+			b.in = append(b.in, line...)
+			if err == bufio.ErrBufferFull {
+				continue // a line longer than the buffer
+			}
+			last := 0
+			if len(b.ends) > 0 {
+				last = b.ends[len(b.ends)-1]
+			}
+			if len(b.in) > last {
+				b.ends = append(b.ends, len(b.in))
+			}
+			paused := br.Buffered() == 0
+			if len(b.ends) > 0 && (len(b.ends) == batchLines || paused || err != nil) {
+				b.flush = paused || err != nil
+				order <- b
+				todo <- b
+				b = <-free
+				b.in, b.ends = b.in[:0], b.ends[:0]
+			}
+			if err != nil {
+				if err != io.EOF {
+					readErr = err
+				}
+				return
+			}
+			if err := ctx.Err(); err != nil {
+				readErr = err
+				return
+			}
+		}
+	}()
+	bw := bufio.NewWriterSize(w, 256<<10)
+	var writeErr error
+	for b := range order {
+		<-b.done
+		if writeErr == nil {
+			_, writeErr = bw.Write(b.out)
+			if b.flush && writeErr == nil {
+				writeErr = bw.Flush()
+			}
+		}
+		free <- b
+	}
+	if writeErr == nil {
+		writeErr = bw.Flush()
+	}
+	if readErr != nil {
+		return readErr
+	}
+	return writeErr
 }
 
 // parseAddress parses an address the way llvm-symbolizer does: hex with
@@ -153,7 +265,6 @@ func parseAddress(s string) (uint64, bool) {
 }
 
 type symbolizePrinter struct {
-	w        *bufio.Writer
 	module   string
 	json     bool
 	inlines  bool
@@ -168,7 +279,8 @@ func (p *symbolizePrinter) name(f *symbolize.Frame) string {
 	return n
 }
 
-func (p *symbolizePrinter) print(addr uint64, frames []symbolize.Frame) {
+// append appends the answer for addr to out.
+func (p *symbolizePrinter) append(out []byte, addr uint64, frames []symbolize.Frame) []byte {
 	if !p.inlines && len(frames) > 1 {
 		// Without inlining llvm-symbolizer shows the outermost function
 		// with the innermost location.
@@ -178,12 +290,10 @@ func (p *symbolizePrinter) print(addr uint64, frames []symbolize.Frame) {
 		frames = frames[:1]
 	}
 	if p.json {
-		p.printJSON(addr, frames)
-		return
+		return p.appendJSON(out, addr, frames)
 	}
 	if len(frames) == 0 {
-		p.w.WriteString("??\n??:0:0\n\n")
-		return
+		return append(out, "??\n??:0:0\n\n"...)
 	}
 	for i := range frames {
 		f := &frames[i]
@@ -194,9 +304,16 @@ func (p *symbolizePrinter) print(addr uint64, frames []symbolize.Frame) {
 		if file == "" {
 			file = "??"
 		}
-		fmt.Fprintf(p.w, "%s\n%s:%d:%d\n", name, file, f.Line, f.Column)
+		out = append(out, name...)
+		out = append(out, '\n')
+		out = append(out, file...)
+		out = append(out, ':')
+		out = strconv.AppendUint(out, uint64(f.Line), 10)
+		out = append(out, ':')
+		out = strconv.AppendUint(out, uint64(f.Column), 10)
+		out = append(out, '\n')
 	}
-	p.w.WriteByte('\n')
+	return append(out, '\n')
 }
 
 // jsonFrame mirrors llvm-symbolizer's JSON output fields, in its order.
@@ -217,7 +334,7 @@ type jsonResult struct {
 	Symbol     []jsonFrame
 }
 
-func (p *symbolizePrinter) printJSON(addr uint64, frames []symbolize.Frame) {
+func (p *symbolizePrinter) appendJSON(out []byte, addr uint64, frames []symbolize.Frame) []byte {
 	r := jsonResult{Address: fmt.Sprintf("%#x", addr), ModuleName: p.module, Symbol: make([]jsonFrame, 0, max(len(frames), 1))}
 	for i := range frames {
 		f := &frames[i]
@@ -231,19 +348,23 @@ func (p *symbolizePrinter) printJSON(addr uint64, frames []symbolize.Frame) {
 	if len(frames) == 0 {
 		r.Symbol = append(r.Symbol, jsonFrame{})
 	}
-	writeJSONLine(p.w, r)
+	buf := bytes.NewBuffer(out)
+	writeJSONLine(buf, r)
+	return buf.Bytes()
 }
 
-func (p *symbolizePrinter) bad(input string) {
+// appendBad appends the answer for input that is not an address.
+func (p *symbolizePrinter) appendBad(out []byte, input string) []byte {
 	if p.json {
-		writeJSONLine(p.w, struct {
+		buf := bytes.NewBuffer(out)
+		writeJSONLine(buf, struct {
 			Error      struct{ Message string }
 			ModuleName string
 		}{struct{ Message string }{"unable to parse arguments: " + input}, p.module})
-		return
+		return buf.Bytes()
 	}
 	// llvm-symbolizer echoes input it cannot parse.
-	fmt.Fprintf(p.w, "%s\n", input)
+	return append(append(out, input...), '\n')
 }
 
 func writeJSONLine(w io.Writer, v any) {
