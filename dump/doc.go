@@ -35,9 +35,15 @@
 // symbolized by package symbolize with inline frames, the debug
 // information found next to the binary, by .gnu_debuglink, under
 // /usr/lib/debug/.build-id, or downloaded from a debuginfod server into
-// Options.CacheDir. Modules and the symbolization of each address are
-// cached for the whole dump, so a thousand threads in the same functions
-// cost one lookup per distinct address.
+// Options.CacheDir. A separate debug file with compressed sections (as
+// distributions ship them) is copied there uncompressed on first use, so
+// later dumps map its DWARF instead of inflating it. Each module's DWARF
+// is indexed lazily, one compilation unit at a time as addresses reach
+// it; a module is opened for symbols when a frame first falls in it (the
+// executable and the C and C++ runtimes while threads are captured).
+// Modules and the symbolization of each address are cached for the whole
+// dump, so a thousand threads in the same functions cost one lookup per
+// distinct address.
 //
 // A Go program's OS threads show the Go scheduler's view (runtime.futex,
 // runtime.mcall, …), not goroutines; Dump says so in Process.Notes.

@@ -24,8 +24,11 @@ type Options struct {
 	// Debuginfod lists debuginfod server URLs to fetch missing debug
 	// information from, by build id.
 	Debuginfod []string
-	// CacheDir holds downloaded debug files (default
-	// $XDG_CACHE_HOME/backtrail/debuginfod).
+	// CacheDir holds debug files by build id, in a .build-id tree: those
+	// downloaded from debuginfod, and uncompressed copies of compressed
+	// local ones, made on first use (default
+	// $XDG_CACHE_HOME/backtrail/debug). A cache that cannot be written is
+	// skipped.
 	CacheDir string
 	// NoSymbols skips symbolization: frames carry addresses and modules
 	// only.

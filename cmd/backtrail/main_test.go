@@ -8,7 +8,16 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// backtrail dump keeps uncompressed debug files in the user's cache:
+	// the tests' go to a directory of their own.
+	cache, err := os.MkdirTemp("", "backtrail-cmd-cache-")
+	if err == nil {
+		os.Setenv("XDG_CACHE_HOME", cache)
+	}
 	code := m.Run()
+	if err == nil {
+		os.RemoveAll(cache)
+	}
 	pgtest.Stop()
 	os.Exit(code)
 }
