@@ -70,7 +70,12 @@ type Thread struct {
 	Frames    []Frame
 	Truncated bool   // MaxFrames was reached
 	Stop      string // why unwinding stopped early, if it did
-	Pause     time.Duration
+	// Pause is how long the dump kept the thread from running: from
+	// PTRACE_INTERRUPT until its detach returned (with Freeze, until the
+	// last thread was released). Held is the part after the thread had
+	// stopped: the dump's own work; the rest is the time the kernel took
+	// to schedule the thread into its stop.
+	Pause, Held time.Duration
 }
 
 // Frame is one frame: a physical frame, or an inlined call within one

@@ -32,7 +32,8 @@ type snapshot struct {
 	stackBase uint64
 	stack     []byte
 	stackMap  Mapping
-	pause     time.Duration
+	pause     time.Duration // from the interrupt until detach returned
+	held      time.Duration // from the stop until detach returned
 }
 
 // Dump takes the stacks of every thread of process pid. See the package
@@ -288,112 +289,88 @@ func readStack(pid int, maps *[]Mapping, regs *unwind.Regs, stackWindow int, s *
 	s.stackBase, s.stack, s.stackMap = lo, buf[:n], *mp
 }
 
-// aheadWindow is how many threads captureEach asks to stop ahead of the one
-// it reads: their stops overlap with its work, which hides the time the
-// kernel takes to schedule each thread into its stop, while keeping each
-// thread's pause to a few reads.
-const aheadWindow = 2
-
-// captureEach stops, reads and releases one thread at a time, with up to
-// window threads asked to stop ahead. Tracer thread only.
+// captureEach stops, reads and releases one thread at a time, so that a
+// thread is held only for its own interrupt, registers, stack copy and
+// detach: the next thread is interrupted after this one is released.
+// Tracer thread only.
 func captureEach(ctx context.Context, pid int, maps []Mapping, stackWindow int, out *batcher) (res captureResult) {
 	tids, err := tasks(pid)
 	if err != nil {
 		res.err = explain(pid, err)
 		return res
 	}
-	type flight struct {
-		tid int
-		t0  time.Time
-		err error // from seize
-	}
-	var queue []flight
-	defer func() {
-		// Every thread asked to stop is released on every path.
-		for _, f := range queue {
-			if f.err == nil {
-				if sig, err := waitStop(f.tid, stopTimeout); err == nil {
-					detach(f.tid, sig)
-				}
-			}
-		}
-	}()
-	seen := map[int]bool{}
-	idx, next, ok := 0, 0, 0
+	seen := make(map[int]bool, len(tids))
+	idx, ok := 0, 0
 	for round := 0; round < 2; round++ {
-		for next < len(tids) || len(queue) > 0 {
-			for len(queue) < aheadWindow && next < len(tids) {
-				tid := tids[next]
-				next++
-				if seen[tid] {
-					continue
-				}
-				seen[tid] = true
-				if ctx.Err() != nil {
-					break
-				}
-				queue = append(queue, flight{tid: tid, t0: time.Now(), err: seize(tid)})
-			}
-			if len(queue) == 0 {
-				break
-			}
-			f := queue[0]
-			queue = queue[1:]
-			if f.err != nil {
-				if errors.Is(f.err, syscall.ESRCH) {
-					res.notes = append(res.notes, fmt.Sprintf("thread %d exited before it could be read", f.tid))
-					continue
-				}
-				if ok == 0 {
-					res.err = explain(pid, f.err)
-					return res
-				}
-				res.notes = append(res.notes, fmt.Sprintf("thread %d: %v", f.tid, f.err))
+		for _, tid := range tids {
+			if seen[tid] {
 				continue
 			}
-			s := snapshot{tid: f.tid}
-			sig, err := waitStop(f.tid, stopTimeout)
-			if err == nil {
-				ok++
-				s.regs, err = getRegs(f.tid)
-				if err == nil {
-					readStack(pid, &maps, &s.regs, stackWindow, &s)
-				}
-				derr := detach(f.tid, sig)
-				s.pause = time.Since(f.t0)
-				if derr != nil && !errors.Is(derr, syscall.ESRCH) {
-					res.notes = append(res.notes, fmt.Sprintf("thread %d: detach: %v", f.tid, derr))
-				}
-			} else if errors.Is(err, errTimeout) {
-				// Still attached and not stopped: wait once more, else
-				// leave it to the kernel, which detaches when we exit.
-				if sig, e := waitStop(f.tid, stopTimeout); e == nil {
-					detach(f.tid, sig)
-				}
+			seen[tid] = true
+			if ctx.Err() != nil {
+				res.notes = append(res.notes, "interrupted: "+ctx.Err().Error())
+				return res
 			}
+			s, err := captureOne(pid, tid, &maps, stackWindow)
 			res.maxPause = max(res.maxPause, s.pause)
 			switch {
+			case err == nil:
+				ok++
+				out.send(&indexed{idx, s})
+				idx++
 			case errors.Is(err, errGone) || errors.Is(err, syscall.ESRCH):
-				res.notes = append(res.notes, fmt.Sprintf("thread %d exited during the dump", f.tid))
-				continue
-			case err != nil:
-				res.notes = append(res.notes, fmt.Sprintf("thread %d: %v", f.tid, err))
-				continue
+				res.notes = append(res.notes, fmt.Sprintf("thread %d exited during the dump", tid))
+			case ok == 0 && (errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES)):
+				res.err = explain(pid, err)
+				return res
+			default:
+				res.notes = append(res.notes, fmt.Sprintf("thread %d: %v", tid, err))
 			}
-			out.send(&indexed{idx, s})
-			idx++
-		}
-		if ctx.Err() != nil {
-			res.notes = append(res.notes, "interrupted: "+ctx.Err().Error())
-			return res
 		}
 		// Threads started while we worked are dumped too, once.
 		if tids, err = tasks(pid); err != nil {
 			break
 		}
-		next = 0
 	}
 	return res
+}
+
+// captureOne stops thread tid, copies its registers and stack, and
+// releases it, on every path. Tracer thread only.
+func captureOne(pid, tid int, maps *[]Mapping, stackWindow int) (s snapshot, err error) {
+	s.tid = tid
+	t0 := time.Now()
+	if err := seize(tid); err != nil {
+		return s, err
+	}
+	sig, err := waitStop(tid, stopTimeout)
+	if errors.Is(err, errTimeout) {
+		// Still attached and not stopped (uninterruptible sleep): wait
+		// once more, else leave it to the kernel, which detaches when
+		// the tracer thread exits.
+		if sig, e := waitStop(tid, stopTimeout); e == nil {
+			detach(tid, sig)
+		}
+		return s, fmt.Errorf("did not stop within %v", 2*stopTimeout)
+	}
+	if err != nil {
+		return s, err
+	}
+	stopped := time.Now()
+	s.regs, err = getRegs(tid)
+	if err == nil {
+		readStack(pid, maps, &s.regs, stackWindow, &s)
+	}
+	derr := detach(tid, sig)
+	end := time.Now()
+	s.pause, s.held = end.Sub(t0), end.Sub(stopped)
+	if err != nil {
+		return s, fmt.Errorf("registers: %w", err)
+	}
+	if derr != nil && !errors.Is(derr, syscall.ESRCH) {
+		return s, fmt.Errorf("detach: %w", derr)
+	}
+	return s, nil
 }
 
 // captureFrozen stops every thread, re-reading the task list until it is
@@ -402,6 +379,7 @@ func captureFrozen(ctx context.Context, pid int, maps []Mapping, stackWindow int
 	type held struct {
 		s   snapshot
 		sig int
+		at  time.Time // when it stopped
 	}
 	var order []int
 	stopped := map[int]*held{}
@@ -461,7 +439,7 @@ func captureFrozen(ctx context.Context, pid int, maps []Mapping, stackWindow int
 				continue
 			}
 			order = append(order, tid)
-			stopped[tid] = &held{s: s, sig: sig}
+			stopped[tid] = &held{s: s, sig: sig, at: time.Now()}
 			added++
 		}
 		if added == 0 {
@@ -482,6 +460,7 @@ func captureFrozen(ctx context.Context, pid int, maps []Mapping, stackWindow int
 		return 1
 	})
 	var snaps []snapshot
+	var at []time.Time
 	for _, tid := range order {
 		h := stopped[tid]
 		regs, err := getRegs(tid)
@@ -492,15 +471,17 @@ func captureFrozen(ctx context.Context, pid int, maps []Mapping, stackWindow int
 		h.s.regs = regs
 		readStack(pid, &maps, &h.s.regs, stackWindow, &h.s)
 		snaps = append(snaps, h.s)
+		at = append(at, h.at)
 	}
 	for _, tid := range order {
 		detach(tid, stopped[tid].sig)
 		stopped[tid] = nil
 	}
-	res.maxPause = time.Since(t0)
+	end := time.Now()
+	res.maxPause = end.Sub(t0)
 	t0 = time.Time{}
 	for i, s := range snaps {
-		s.pause = res.maxPause
+		s.pause, s.held = res.maxPause, end.Sub(at[i])
 		out.send(&indexed{i, s})
 	}
 	return res
@@ -649,7 +630,7 @@ func (w *worker) module(addr uint64) *module {
 
 func (w *worker) thread(s *snapshot) Thread {
 	s.name, s.state = threadInfo(w.live.pid, s.tid)
-	t := Thread{TID: s.tid, Name: s.name, State: s.state, Pause: s.pause, Registers: s.regs.Map()}
+	t := Thread{TID: s.tid, Name: s.name, State: s.state, Pause: s.pause, Held: s.held, Registers: s.regs.Map()}
 	mem := &snapMemory{base: s.stackBase, data: s.stack, live: w.live}
 	uo := unwind.Options{MaxFrames: w.opts.MaxFrames}
 	if s.stackMap.End != 0 {
