@@ -212,6 +212,7 @@ func TestDump(t *testing.T) {
 				}
 				checkWorkers(t, d, exe, v, depth)
 				checkSignalThread(t, d, exe)
+				checkPauses(t, d, freeze)
 				compareEuStack(t, d, eu, exe)
 				tg.checkRunning()
 			}
@@ -243,6 +244,17 @@ func checkWorkers(t *testing.T, d *dump.Process, exe string, v variant, depth in
 		}
 		if last := th.Frames[len(th.Frames)-1].Function; last != "clone3" && last != "__clone3" {
 			t.Errorf("%s: outermost frame %q, want clone3", th.Name, last)
+		}
+	}
+}
+
+// checkPauses checks that every thread's pause was measured: the held
+// part within the pause, and with freeze the pause of the whole freeze.
+func checkPauses(t *testing.T, d *dump.Process, freeze bool) {
+	t.Helper()
+	for _, th := range d.Threads {
+		if th.Held <= 0 || th.Held > th.Pause || th.Pause > d.MaxPause || freeze && th.Pause != d.MaxPause {
+			t.Errorf("freeze=%v: thread %d: pause %v, held %v; the dump's longest pause %v", freeze, th.TID, th.Pause, th.Held, d.MaxPause)
 		}
 	}
 }
@@ -613,4 +625,34 @@ func TestGoTarget(t *testing.T) {
 	if !found {
 		t.Errorf("no runtime.* frame in the Go program's threads")
 	}
+}
+
+// TestDeletedExecutable dumps a target whose executable was deleted after
+// it started, as happens when a service is upgraded in place: the module
+// is read through /proc/PID/map_files, and its frames are symbolized.
+func TestDeletedExecutable(t *testing.T) {
+	v := variants[1]
+	built := buildTarget(t, v)
+	exe := filepath.Join(t.TempDir(), filepath.Base(built))
+	b, err := os.ReadFile(built)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(exe, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const depth = 3
+	tg := start(t, exe, "-t", "2", "-d", strconv.Itoa(depth), "-v")
+	if err := os.Remove(exe); err != nil {
+		t.Fatal(err)
+	}
+	d, err := dump.Dump(context.Background(), tg.pid, dump.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(d.Modules, func(m dump.Module) bool { return m.Name == filepath.Base(exe) && m.Symbols }) {
+		t.Errorf("no symbolized module %s among %+v\nnotes %q", filepath.Base(exe), d.Modules, d.Notes)
+	}
+	checkWorkers(t, d, exe, v, depth)
+	tg.checkRunning()
 }

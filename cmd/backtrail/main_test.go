@@ -8,6 +8,10 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// Re-executed as the command itself by tests that signal it.
+	if os.Getenv("BACKTRAIL_TEST_AS_CLI") == "1" {
+		main()
+	}
 	// backtrail dump keeps uncompressed debug files in the user's cache:
 	// the tests' go to a directory of their own.
 	cache, err := os.MkdirTemp("", "backtrail-cmd-cache-")
