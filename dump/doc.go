@@ -11,9 +11,14 @@
 // registers read (PTRACE_GETREGS / PTRACE_GETREGSET), its stack copied
 // with process_vm_readv (from a little below the stack pointer up to
 // Options.StackWindow bytes, clamped to the stack's mapping in
-// /proc/PID/maps), and detached at once; the thread then runs again while
-// its copied stack is unwound and symbolized by a bounded pool of
-// goroutines, in parallel with the capture of the next threads. With
+// /proc/PID/maps) into a buffer allocated once, and detached at once; the
+// next thread is interrupted only after that. The thread then runs again
+// while its copied stack is unwound and symbolized by a bounded pool of
+// goroutines, in parallel with the capture of the next threads. While it
+// holds a stopped thread the tracer runs, where permitted, at the lowest
+// real-time priority, so that ordinary threads do not preempt it then.
+// Thread.Pause measures each thread's pause from PTRACE_INTERRUPT until
+// its detach returned, and Thread.Held the part after it had stopped. With
 // Options.Freeze every thread is stopped first (re-reading /proc/PID/task
 // until no new thread appears), all are read, and then all are released:
 // one consistent snapshot, at the price of a longer pause.

@@ -270,8 +270,12 @@ func stackRange(maps []Mapping, sp uint64, window int) (lo, hi uint64, mp *Mappi
 	return lo, hi, mp
 }
 
-// readStack copies the stack of a stopped thread. Tracer thread only.
-func readStack(pid int, maps *[]Mapping, regs *unwind.Regs, stackWindow int, s *snapshot) {
+// readStack copies the stack of a stopped thread into scratch, which
+// holds at least stackWindow+redZone bytes, and records where it came
+// from in s; s.stack aliases scratch until the caller copies it. A
+// scratch buffer allocated once keeps allocation, zeroing and page faults
+// out of the time the thread is held. Tracer thread only.
+func readStack(pid int, maps *[]Mapping, regs *unwind.Regs, stackWindow int, scratch []byte, s *snapshot) {
 	sp := regs.SP()
 	lo, hi, mp := stackRange(*maps, sp, stackWindow)
 	if mp == nil {
@@ -284,9 +288,8 @@ func readStack(pid int, maps *[]Mapping, regs *unwind.Regs, stackWindow int, s *
 	if mp == nil {
 		return
 	}
-	buf := make([]byte, hi-lo)
-	n, _ := readMem(pid, lo, buf)
-	s.stackBase, s.stack, s.stackMap = lo, buf[:n], *mp
+	n, _ := readMem(pid, lo, scratch[:hi-lo])
+	s.stackBase, s.stack, s.stackMap = lo, scratch[:n], *mp
 }
 
 // captureEach stops, reads and releases one thread at a time, so that a
@@ -301,6 +304,8 @@ func captureEach(ctx context.Context, pid int, maps []Mapping, stackWindow int, 
 	}
 	seen := make(map[int]bool, len(tids))
 	idx, ok := 0, 0
+	scratch := make([]byte, stackWindow+redZone)
+	var prio holdPriority
 	for round := 0; round < 2; round++ {
 		for _, tid := range tids {
 			if seen[tid] {
@@ -311,7 +316,7 @@ func captureEach(ctx context.Context, pid int, maps []Mapping, stackWindow int, 
 				res.notes = append(res.notes, "interrupted: "+ctx.Err().Error())
 				return res
 			}
-			s, err := captureOne(pid, tid, &maps, stackWindow)
+			s, err := captureOne(pid, tid, &maps, stackWindow, scratch, &prio)
 			res.maxPause = max(res.maxPause, s.pause)
 			switch {
 			case err == nil:
@@ -337,7 +342,7 @@ func captureEach(ctx context.Context, pid int, maps []Mapping, stackWindow int, 
 
 // captureOne stops thread tid, copies its registers and stack, and
 // releases it, on every path. Tracer thread only.
-func captureOne(pid, tid int, maps *[]Mapping, stackWindow int) (s snapshot, err error) {
+func captureOne(pid, tid int, maps *[]Mapping, stackWindow int, scratch []byte, prio *holdPriority) (s snapshot, err error) {
 	s.tid = tid
 	t0 := time.Now()
 	if err := seize(tid); err != nil {
@@ -356,14 +361,17 @@ func captureOne(pid, tid int, maps *[]Mapping, stackWindow int) (s snapshot, err
 	if err != nil {
 		return s, err
 	}
+	prio.raise()
 	stopped := time.Now()
 	s.regs, err = getRegs(tid)
 	if err == nil {
-		readStack(pid, maps, &s.regs, stackWindow, &s)
+		readStack(pid, maps, &s.regs, stackWindow, scratch, &s)
 	}
 	derr := detach(tid, sig)
 	end := time.Now()
+	prio.release()
 	s.pause, s.held = end.Sub(t0), end.Sub(stopped)
+	s.stack = slices.Clone(s.stack)
 	if err != nil {
 		return s, fmt.Errorf("registers: %w", err)
 	}
@@ -461,6 +469,7 @@ func captureFrozen(ctx context.Context, pid int, maps []Mapping, stackWindow int
 	})
 	var snaps []snapshot
 	var at []time.Time
+	scratch := make([]byte, stackWindow+redZone)
 	for _, tid := range order {
 		h := stopped[tid]
 		regs, err := getRegs(tid)
@@ -469,7 +478,8 @@ func captureFrozen(ctx context.Context, pid int, maps []Mapping, stackWindow int
 			continue
 		}
 		h.s.regs = regs
-		readStack(pid, &maps, &h.s.regs, stackWindow, &h.s)
+		readStack(pid, &maps, &h.s.regs, stackWindow, scratch, &h.s)
+		h.s.stack = slices.Clone(h.s.stack)
 		snaps = append(snaps, h.s)
 		at = append(at, h.at)
 	}

@@ -29,14 +29,6 @@ func startTracer() *tracer {
 	go func() {
 		defer t.wg.Done()
 		runtime.LockOSThread()
-		// A thread stays stopped while the tracer is preempted between
-		// its interrupt and its detach, which on a busy machine adds
-		// milliseconds. Where permitted (CAP_SYS_NICE, RLIMIT_RTPRIO), the
-		// tracer runs at the lowest real-time priority, which ordinary
-		// threads do not preempt; it sleeps, not spins, while it waits
-		// for long, and the thread ends with the goroutine, so no other
-		// goroutine inherits the policy.
-		unix.SchedSetAttr(0, &unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: 1}, 0)
 		for f := range t.reqs {
 			f()
 		}
@@ -83,51 +75,64 @@ func seize(tid int) error {
 	return nil
 }
 
-// waitStop waits until tid stops after seize. It returns the signal to
-// deliver on detach: a signal that arrived while we held the thread
-// (signal-delivery-stop) must not be lost. A thread that does not stop
-// within stopTimeout stays attached with errTimeout; the caller waits for
-// it again before detaching. Tracer thread only.
-func waitStop(tid int, timeout time.Duration) (sig int, err error) {
+// pollStop checks once, without blocking, whether tid has stopped after
+// seize. It returns the signal to deliver on detach: a signal that arrived
+// while we held the thread (signal-delivery-stop) must not be lost.
+// Tracer thread only.
+func pollStop(tid int) (stopped bool, sig int, err error) {
 	var ws unix.WaitStatus
-	deadline := time.Time{}
-	spins := 0
 	for {
-		// Spin briefly: the stop normally takes microseconds, and sleeping
-		// costs more than that. Then back off.
 		wpid, err := unix.Wait4(tid, &ws, unix.WALL|unix.WNOHANG, nil)
 		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
 			if err == unix.ECHILD || err == unix.ESRCH {
-				return 0, errGone
+				return false, 0, errGone
 			}
-			return 0, err
+			return false, 0, err
 		}
-		if wpid == tid {
-			switch {
-			case ws.Exited() || ws.Signaled():
-				return 0, errGone
-			case ws.Stopped():
-				// Under PTRACE_SEIZE, interrupt-stops and group-stops
-				// report PTRACE_EVENT_STOP in bits 16–23; other events
-				// come with SIGTRAP. Anything else is a signal on its way
-				// to the thread, which detach must deliver.
-				event := (uint32(ws) >> 16) & 0xff
-				if event != 0 || ws.StopSignal() == unix.SIGTRAP && event != 0 {
-					return 0, nil
-				}
-				return int(ws.StopSignal()), nil
+		if wpid != tid {
+			return false, 0, nil
+		}
+		switch {
+		case ws.Exited() || ws.Signaled():
+			return false, 0, errGone
+		case ws.Stopped():
+			// Under PTRACE_SEIZE, interrupt-stops and group-stops report
+			// PTRACE_EVENT_STOP in bits 16–23. Anything else is a signal
+			// on its way to the thread, which detach must deliver.
+			if (uint32(ws)>>16)&0xff != 0 {
+				return true, 0, nil
 			}
-			continue
+			return true, int(ws.StopSignal()), nil
 		}
-		// The stop normally comes within microseconds: poll a few
-		// times, then sleep in growing steps on this OS thread, which
-		// leaves the CPU to the thread we wait for (on a busy machine it
-		// may need ours to reach its stop).
-		spins++
-		if spins <= 20 {
+	}
+}
+
+// spinPolls is how many times a waiting tracer polls before it sleeps:
+// a stop normally comes within microseconds, and sleeping costs more.
+const spinPolls = 20
+
+// backoff sleeps the tracer's OS thread for the n-th time in a wait, in
+// growing steps from 10 µs to 1 ms, which leaves the CPU to the threads
+// we wait for (on a busy machine they may need ours to reach their stop).
+func backoff(n int) {
+	ts := unix.NsecToTimespec(int64(min(10<<min(n, 7), 1000)) * 1000)
+	unix.Nanosleep(&ts, nil)
+}
+
+// waitStop waits until tid stops after seize; see pollStop. A thread that
+// does not stop within timeout stays attached with errTimeout; the caller
+// waits for it again before detaching. Tracer thread only.
+func waitStop(tid int, timeout time.Duration) (sig int, err error) {
+	var deadline time.Time
+	for polls := 0; ; polls++ {
+		stopped, sig, err := pollStop(tid)
+		if stopped || err != nil {
+			return sig, err
+		}
+		if polls < spinPolls {
 			continue
 		}
 		if deadline.IsZero() {
@@ -136,8 +141,7 @@ func waitStop(tid int, timeout time.Duration) (sig int, err error) {
 		if time.Now().After(deadline) {
 			return 0, errTimeout
 		}
-		ts := unix.NsecToTimespec(int64(min(10<<min(spins-21, 7), 1000)) * 1000)
-		unix.Nanosleep(&ts, nil)
+		backoff(polls - spinPolls)
 	}
 }
 
@@ -166,4 +170,28 @@ func readMem(pid int, addr uint64, p []byte) (int, error) {
 		return max(n, 0), fmt.Errorf("process_vm_readv %#x+%#x: %w", addr, len(p), err)
 	}
 	return n, nil
+}
+
+// holdPriority raises the tracer's OS thread to the lowest real-time
+// priority, which ordinary threads do not preempt, while it holds a
+// stopped thread, and release lowers it again. On a busy machine a tracer
+// preempted between a thread's stop and its detach keeps that thread
+// stopped for a scheduler time slice. Where not permitted (no
+// CAP_SYS_NICE or RLIMIT_RTPRIO) both are no-ops after the first try.
+// Tracer thread only.
+type holdPriority struct{ denied bool }
+
+func (h *holdPriority) raise() {
+	if h.denied {
+		return
+	}
+	if err := unix.SchedSetAttr(0, &unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: 1}, 0); err != nil {
+		h.denied = true
+	}
+}
+
+func (h *holdPriority) release() {
+	if !h.denied {
+		unix.SchedSetAttr(0, &unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_NORMAL}, 0)
+	}
 }
