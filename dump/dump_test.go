@@ -656,3 +656,34 @@ func TestDeletedExecutable(t *testing.T) {
 	checkWorkers(t, d, exe, v, depth)
 	tg.checkRunning()
 }
+
+// TestStackRange checks that the copy of a stack starts a red zone below
+// the stack pointer and ends a window above it, clamped to the mapping
+// that holds it, and that a stack pointer outside every readable mapping
+// copies nothing.
+func TestStackRange(t *testing.T) {
+	maps := []dump.Mapping{
+		{Start: 0x10000, End: 0x20000, Perms: "rw-p"},
+		{Start: 0x20000, End: 0x21000, Perms: "---p"}, // a guard page
+		{Start: 0x30000, End: 0x40000, Perms: "rw-p"},
+	}
+	const window = 0x1000
+	for _, tt := range []struct {
+		sp, lo, hi uint64
+	}{
+		{0x0ffff, 0, 0},             // below every mapping
+		{0x10000, 0x10000, 0x11000}, // at the start: no red zone below it
+		{0x10080, 0x10000, 0x11080},
+		{0x18000, 0x17f80, 0x19000}, // in the middle
+		{0x1ffff, 0x1ff7f, 0x20000}, // at the end: clamped
+		{0x20000, 0, 0},             // the guard page is not readable
+		{0x21000, 0, 0},             // a hole
+		{0x3ffff, 0x3ff7f, 0x40000},
+		{0x40000, 0, 0},
+	} {
+		lo, hi, mp := dump.StackRange(maps, tt.sp, window)
+		if lo != tt.lo || hi != tt.hi || (mp == nil) != (tt.hi == 0) {
+			t.Errorf("sp %#x: [%#x, %#x) in %v, want [%#x, %#x)", tt.sp, lo, hi, mp, tt.lo, tt.hi)
+		}
+	}
+}
