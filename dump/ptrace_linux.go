@@ -115,7 +115,7 @@ func pollStop(tid int) (stopped bool, sig int, err error) {
 
 // spinPolls is how many times a waiting tracer polls before it sleeps:
 // a stop normally comes within microseconds, and sleeping costs more.
-const spinPolls = 20
+const spinPolls = 5
 
 // backoff sleeps the tracer's OS thread for the n-th time in a wait, in
 // growing steps from 10 µs to 1 ms, which leaves the CPU to the threads
