@@ -68,14 +68,39 @@ const stopTimeout = 2 * time.Second
 // seize attaches to tid without stopping it and asks it to stop. Tracer
 // thread only.
 func seize(tid int) error {
-	if err := unix.PtraceSeize(tid); err != nil {
+	if err := ptrace(unix.PTRACE_SEIZE, tid, 0, 0); err != nil {
 		return err
 	}
-	if err := unix.PtraceInterrupt(tid); err != nil {
-		unix.PtraceDetach(tid)
+	if err := ptrace(unix.PTRACE_INTERRUPT, tid, 0, 0); err != nil {
+		ptrace(unix.PTRACE_DETACH, tid, 0, 0)
 		return err
 	}
 	return nil
+}
+
+// raw makes a system call that returns within microseconds without
+// telling the Go scheduler. The tracer makes tens of thousands of them;
+// announced, each one that outlasts a scheduler tick makes sysmon hand the
+// tracer's P to another thread and the tracer take it back, and keeps
+// sysmon polling every 20 µs, which together cost more CPU than the calls.
+// Pointers passed as uintptr escape to the heap and stay alive through the
+// call (go:uintptrescapes). Tracer thread only.
+//
+//go:uintptrescapes
+func raw(trap, a1, a2, a3, a4, a5 uintptr) (uintptr, error) {
+	r, _, e := unix.RawSyscall6(trap, a1, a2, a3, a4, a5, 0)
+	if e != 0 {
+		return r, e
+	}
+	return r, nil
+}
+
+// ptrace makes a ptrace request with raw.
+//
+//go:uintptrescapes
+func ptrace(req, tid int, addr, data uintptr) error {
+	_, err := raw(unix.SYS_PTRACE, uintptr(req), uintptr(tid), addr, data, 0)
+	return err
 }
 
 // pollStop checks once, without blocking, whether tid has stopped after
@@ -85,7 +110,8 @@ func seize(tid int) error {
 func pollStop(tid int) (stopped bool, sig int, err error) {
 	var ws unix.WaitStatus
 	for {
-		wpid, err := unix.Wait4(tid, &ws, unix.WALL|unix.WNOHANG, nil)
+		r, err := raw(unix.SYS_WAIT4, uintptr(tid), uintptr(unsafe.Pointer(&ws)), unix.WALL|unix.WNOHANG, 0, 0)
+		wpid := int(r)
 		if err == unix.EINTR {
 			continue
 		}
@@ -151,11 +177,7 @@ func waitStop(tid int, timeout time.Duration) (sig int, err error) {
 // detach lets tid run again, delivering sig if non-zero. Tracer thread
 // only.
 func detach(tid, sig int) error {
-	_, _, e := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_DETACH, uintptr(tid), 0, uintptr(sig), 0, 0)
-	if e != 0 {
-		return e
-	}
-	return nil
+	return ptrace(unix.PTRACE_DETACH, tid, 0, uintptr(sig))
 }
 
 // readMem copies target memory at addr into p with process_vm_readv. The
@@ -165,14 +187,14 @@ func readMem(pid int, addr uint64, p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	local := []unix.Iovec{{Base: (*byte)(unsafe.Pointer(&p[0]))}}
-	local[0].SetLen(len(p))
-	remote := []unix.RemoteIovec{{Base: uintptr(addr), Len: len(p)}}
-	n, err := unix.ProcessVMReadv(pid, local, remote, 0)
+	local := unix.Iovec{Base: (*byte)(unsafe.Pointer(&p[0]))}
+	local.SetLen(len(p))
+	remote := unix.RemoteIovec{Base: uintptr(addr), Len: len(p)}
+	n, err := raw(unix.SYS_PROCESS_VM_READV, uintptr(pid), uintptr(unsafe.Pointer(&local)), 1, uintptr(unsafe.Pointer(&remote)), 1)
 	if err != nil {
-		return max(n, 0), fmt.Errorf("process_vm_readv %#x+%#x: %w", addr, len(p), err)
+		return 0, fmt.Errorf("process_vm_readv %#x+%#x: %w", addr, len(p), err)
 	}
-	return n, nil
+	return int(n), nil
 }
 
 // holdPriority raises the tracer's OS thread to the lowest real-time
@@ -184,17 +206,22 @@ func readMem(pid int, addr uint64, p []byte) (int, error) {
 // Tracer thread only.
 type holdPriority struct{ denied bool }
 
+var (
+	fifo   = unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: 1}
+	normal = unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_NORMAL}
+)
+
 func (h *holdPriority) raise() {
 	if h.denied {
 		return
 	}
-	if err := unix.SchedSetAttr(0, &unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: 1}, 0); err != nil {
+	if _, err := raw(unix.SYS_SCHED_SETATTR, 0, uintptr(unsafe.Pointer(&fifo)), 0, 0, 0); err != nil {
 		h.denied = true
 	}
 }
 
 func (h *holdPriority) release() {
 	if !h.denied {
-		unix.SchedSetAttr(0, &unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_NORMAL}, 0)
+		raw(unix.SYS_SCHED_SETATTR, 0, uintptr(unsafe.Pointer(&normal)), 0, 0, 0)
 	}
 }
