@@ -306,8 +306,14 @@ func captureEach(ctx context.Context, pid int, maps []Mapping, stackWindow int, 
 	idx, ok := 0, 0
 	scratch := make([]byte, stackWindow+redZone)
 	var prio holdPriority
+	// A thread's name and state are read before it is interrupted, while
+	// the tracer waits for the previous thread to stop.
+	var ahead struct {
+		tid         int
+		name, state string
+	}
 	for round := 0; round < 2; round++ {
-		for _, tid := range tids {
+		for i, tid := range tids {
 			if seen[tid] {
 				continue
 			}
@@ -316,7 +322,17 @@ func captureEach(ctx context.Context, pid int, maps []Mapping, stackWindow int, 
 				res.notes = append(res.notes, "interrupted: "+ctx.Err().Error())
 				return res
 			}
-			s, err := captureOne(pid, tid, &maps, stackWindow, scratch, &prio)
+			name, state := ahead.name, ahead.state
+			if ahead.tid != tid {
+				name, state = threadInfo(pid, tid)
+			}
+			s, err := captureOne(pid, tid, &maps, stackWindow, scratch, &prio, func() {
+				if i+1 < len(tids) {
+					ahead.tid = tids[i+1]
+					ahead.name, ahead.state = threadInfo(pid, ahead.tid)
+				}
+			})
+			s.name, s.state = name, state
 			res.maxPause = max(res.maxPause, s.pause)
 			switch {
 			case err == nil:
@@ -341,13 +357,15 @@ func captureEach(ctx context.Context, pid int, maps []Mapping, stackWindow int, 
 }
 
 // captureOne stops thread tid, copies its registers and stack, and
-// releases it, on every path. Tracer thread only.
-func captureOne(pid, tid int, maps *[]Mapping, stackWindow int, scratch []byte, prio *holdPriority) (s snapshot, err error) {
+// releases it, on every path. It calls meanwhile while the thread is on
+// its way to the stop. Tracer thread only.
+func captureOne(pid, tid int, maps *[]Mapping, stackWindow int, scratch []byte, prio *holdPriority, meanwhile func()) (s snapshot, err error) {
 	s.tid = tid
 	t0 := time.Now()
 	if err := seize(tid); err != nil {
 		return s, err
 	}
+	meanwhile()
 	sig, err := waitStop(tid, stopTimeout)
 	if errors.Is(err, errTimeout) {
 		// Still attached and not stopped (uninterruptible sleep): wait
@@ -639,7 +657,9 @@ func (w *worker) module(addr uint64) *module {
 }
 
 func (w *worker) thread(s *snapshot) Thread {
-	s.name, s.state = threadInfo(w.live.pid, s.tid)
+	if s.name == "" && s.state == "" {
+		s.name, s.state = threadInfo(w.live.pid, s.tid)
+	}
 	t := Thread{TID: s.tid, Name: s.name, State: s.state, Pause: s.pause, Held: s.held, Registers: s.regs.Map()}
 	mem := &snapMemory{base: s.stackBase, data: s.stack, live: w.live}
 	uo := unwind.Options{MaxFrames: w.opts.MaxFrames}
