@@ -79,12 +79,13 @@ func seize(tid int) error {
 }
 
 // raw makes a system call that returns within microseconds without
-// telling the Go scheduler. The tracer makes tens of thousands of them;
-// announced, each one that outlasts a scheduler tick makes sysmon hand the
-// tracer's P to another thread and the tracer take it back, and keeps
-// sysmon polling every 20 µs, which together cost more CPU than the calls.
-// Pointers passed as uintptr escape to the heap and stay alive through the
-// call (go:uintptrescapes). Tracer thread only.
+// telling the Go scheduler, which must not be used for calls that block.
+// The tracer makes tens of thousands of them; announced, each one that
+// outlasts a scheduler tick makes sysmon hand the tracer's P to another
+// thread and the tracer take it back, and keeps sysmon polling every
+// 20 µs, which together cost more CPU than the calls. Pointers passed as
+// uintptr escape to the heap and stay alive through the call
+// (go:uintptrescapes).
 //
 //go:uintptrescapes
 func raw(trap, a1, a2, a3, a4, a5 uintptr) (uintptr, error) {
