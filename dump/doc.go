@@ -11,8 +11,10 @@
 // registers read (PTRACE_GETREGS / PTRACE_GETREGSET), its stack copied
 // with process_vm_readv (from a little below the stack pointer up to
 // Options.StackWindow bytes, clamped to the stack's mapping in
-// /proc/PID/maps) into a buffer allocated once, and detached at once; the
-// next thread is interrupted only after that. The thread then runs again
+// /proc/PID/maps) into a buffer allocated once, and detached at once. Two
+// threads are asked to stop at a time, so that the kernel's scheduling of
+// one into its stop overlaps with the other's; each is read and released
+// as soon as it is seen stopped. The thread then runs again
 // while its copied stack is unwound and symbolized by a bounded pool of
 // goroutines, in parallel with the capture of the next threads. While it
 // holds a stopped thread the tracer runs, where permitted, at the lowest

@@ -292,93 +292,128 @@ func readStack(pid int, maps *[]Mapping, regs *unwind.Regs, stackWindow int, scr
 	s.stackBase, s.stack, s.stackMap = lo, scratch[:n], *mp
 }
 
-// captureEach stops, reads and releases one thread at a time, so that a
-// thread is held only for its own interrupt, registers, stack copy and
-// detach: the next thread is interrupted after this one is released.
-// Tracer thread only.
+// stopWindow is how many threads captureEach has asked to stop at once.
+// The kernel takes tens of microseconds, more on a busy machine, to
+// schedule an interrupted thread into its stop, and that wait, not the
+// reading, is most of the cost of a thread; with two interrupts in flight
+// the waits overlap. Each thread is still read and released the moment
+// it is seen stopped: at most it waits for the read of the one thread that
+// stopped just before it, a few tens of microseconds.
+const stopWindow = 2
+
+// captureEach stops, reads and releases the threads one by one, with up to
+// stopWindow of them asked to stop at once. A thread's name and state are
+// read just before it is interrupted. Tracer thread only.
 func captureEach(ctx context.Context, pid int, maps []Mapping, stackWindow int, out *batcher) (res captureResult) {
 	tids, err := tasks(pid)
 	if err != nil {
 		res.err = explain(pid, err)
 		return res
 	}
+	type flight struct {
+		tid, idx     int
+		name, state  string
+		t0, deadline time.Time
+	}
+	var inflight, stuck []flight
+	defer func() {
+		// Every thread asked to stop is released on every path.
+		for _, f := range append(inflight, stuck...) {
+			if sig, err := waitStop(f.tid, stopTimeout); err == nil {
+				detach(f.tid, sig)
+			}
+		}
+	}()
 	seen := make(map[int]bool, len(tids))
-	idx, ok := 0, 0
+	idx, ok, next, polls := 0, 0, 0, 0
 	scratch := make([]byte, stackWindow+redZone)
 	var prio holdPriority
-	// A thread's name and state are read before it is interrupted, while
-	// the tracer waits for the previous thread to stop.
-	var ahead struct {
-		tid         int
-		name, state string
-	}
 	for round := 0; round < 2; round++ {
-		for i, tid := range tids {
-			if seen[tid] {
-				continue
-			}
-			seen[tid] = true
+		for next < len(tids) || len(inflight) > 0 {
 			if ctx.Err() != nil {
 				res.notes = append(res.notes, "interrupted: "+ctx.Err().Error())
 				return res
 			}
-			name, state := ahead.name, ahead.state
-			if ahead.tid != tid {
-				name, state = threadInfo(pid, tid)
-			}
-			s, err := captureOne(pid, tid, &maps, stackWindow, scratch, &prio, func() {
-				if i+1 < len(tids) {
-					ahead.tid = tids[i+1]
-					ahead.name, ahead.state = threadInfo(pid, ahead.tid)
+			for len(inflight) < stopWindow && next < len(tids) {
+				tid := tids[next]
+				next++
+				if seen[tid] {
+					continue
 				}
-			})
-			s.name, s.state = name, state
-			res.maxPause = max(res.maxPause, s.pause)
-			switch {
-			case err == nil:
-				ok++
-				out.send(&indexed{idx, s})
+				seen[tid] = true
+				f := flight{tid: tid, idx: idx}
+				f.name, f.state = threadInfo(pid, tid)
+				f.t0 = time.Now()
+				f.deadline = f.t0.Add(stopTimeout)
+				if err := seize(tid); err != nil {
+					switch {
+					case errors.Is(err, syscall.ESRCH):
+						res.notes = append(res.notes, fmt.Sprintf("thread %d exited before it could be read", tid))
+					case ok == 0 && len(inflight) == 0 && (errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES)):
+						res.err = explain(pid, err)
+						return res
+					default:
+						res.notes = append(res.notes, fmt.Sprintf("thread %d: %v", tid, err))
+					}
+					continue
+				}
+				inflight = append(inflight, f)
 				idx++
-			case errors.Is(err, errGone) || errors.Is(err, syscall.ESRCH):
-				res.notes = append(res.notes, fmt.Sprintf("thread %d exited during the dump", tid))
-			case ok == 0 && (errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES)):
-				res.err = explain(pid, err)
-				return res
-			default:
-				res.notes = append(res.notes, fmt.Sprintf("thread %d: %v", tid, err))
+			}
+			progress := false
+			for i := 0; i < len(inflight); i++ {
+				f := inflight[i]
+				stopped, sig, err := pollStop(f.tid)
+				if !stopped && err == nil {
+					if time.Now().After(f.deadline) {
+						// Uninterruptible sleep: it is released when it
+						// stops, at the end.
+						res.notes = append(res.notes, fmt.Sprintf("thread %d did not stop within %v", f.tid, stopTimeout))
+						stuck = append(stuck, f)
+						inflight = slices.Delete(inflight, i, i+1)
+						i--
+					}
+					continue
+				}
+				inflight = slices.Delete(inflight, i, i+1)
+				i--
+				progress = true
+				if err == nil {
+					var s snapshot
+					s, err = readStopped(pid, f.tid, sig, f.t0, &maps, stackWindow, scratch, &prio)
+					s.name, s.state = f.name, f.state
+					res.maxPause = max(res.maxPause, s.pause)
+					if err == nil {
+						ok++
+						out.send(&indexed{f.idx, s})
+						continue
+					}
+				}
+				if errors.Is(err, errGone) || errors.Is(err, syscall.ESRCH) {
+					res.notes = append(res.notes, fmt.Sprintf("thread %d exited during the dump", f.tid))
+				} else {
+					res.notes = append(res.notes, fmt.Sprintf("thread %d: %v", f.tid, err))
+				}
+			}
+			if progress {
+				polls = 0
+			} else if polls++; polls > spinPolls {
+				backoff(polls - spinPolls)
 			}
 		}
 		// Threads started while we worked are dumped too, once.
 		if tids, err = tasks(pid); err != nil {
 			break
 		}
+		next = 0
 	}
 	return res
 }
 
-// captureOne stops thread tid, copies its registers and stack, and
-// releases it, on every path. It calls meanwhile while the thread is on
-// its way to the stop. Tracer thread only.
-func captureOne(pid, tid int, maps *[]Mapping, stackWindow int, scratch []byte, prio *holdPriority, meanwhile func()) (s snapshot, err error) {
+// readStopped copies the registers and stack of thread tid, stopped since
+// an interrupt at t0, and releases it with sig. Tracer thread only.
+func readStopped(pid, tid, sig int, t0 time.Time, maps *[]Mapping, stackWindow int, scratch []byte, prio *holdPriority) (s snapshot, err error) {
 	s.tid = tid
-	t0 := time.Now()
-	if err := seize(tid); err != nil {
-		return s, err
-	}
-	meanwhile()
-	sig, err := waitStop(tid, stopTimeout)
-	if errors.Is(err, errTimeout) {
-		// Still attached and not stopped (uninterruptible sleep): wait
-		// once more, else leave it to the kernel, which detaches when
-		// the tracer thread exits.
-		if sig, e := waitStop(tid, stopTimeout); e == nil {
-			detach(tid, sig)
-		}
-		return s, fmt.Errorf("did not stop within %v", 2*stopTimeout)
-	}
-	if err != nil {
-		return s, err
-	}
 	prio.raise()
 	stopped := time.Now()
 	s.regs, err = getRegs(tid)
