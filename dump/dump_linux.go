@@ -303,7 +303,8 @@ const stopWindow = 2
 
 // captureEach stops, reads and releases the threads one by one, with up to
 // stopWindow of them asked to stop at once. A thread's name and state are
-// read just before it is interrupted. Tracer thread only.
+// read before it is interrupted, while the tracer waits for others to
+// stop when it can. Tracer thread only.
 func captureEach(ctx context.Context, pid int, maps []Mapping, stackWindow int, out *batcher) (res captureResult) {
 	tids, err := tasks(pid)
 	if err != nil {
@@ -328,6 +329,10 @@ func captureEach(ctx context.Context, pid int, maps []Mapping, stackWindow int, 
 	idx, ok, next, polls := 0, 0, 0, 0
 	scratch := make([]byte, stackWindow+redZone)
 	var prio holdPriority
+	var ahead struct {
+		tid         int
+		name, state string
+	}
 	for round := 0; round < 2; round++ {
 		for next < len(tids) || len(inflight) > 0 {
 			if ctx.Err() != nil {
@@ -342,7 +347,11 @@ func captureEach(ctx context.Context, pid int, maps []Mapping, stackWindow int, 
 				}
 				seen[tid] = true
 				f := flight{tid: tid, idx: idx}
-				f.name, f.state = threadInfo(pid, tid)
+				if ahead.tid == tid {
+					f.name, f.state = ahead.name, ahead.state
+				} else {
+					f.name, f.state = threadInfo(pid, tid)
+				}
 				f.t0 = time.Now()
 				f.deadline = f.t0.Add(stopTimeout)
 				if err := seize(tid); err != nil {
@@ -395,10 +404,17 @@ func captureEach(ctx context.Context, pid int, maps []Mapping, stackWindow int, 
 					res.notes = append(res.notes, fmt.Sprintf("thread %d: %v", f.tid, err))
 				}
 			}
-			if progress {
+			switch {
+			case progress:
 				polls = 0
-			} else if polls++; polls > spinPolls {
-				backoff(polls - spinPolls)
+			case next < len(tids) && ahead.tid != tids[next]:
+				// Waiting: read the next thread's name and state now.
+				ahead.tid = tids[next]
+				ahead.name, ahead.state = threadInfo(pid, ahead.tid)
+			default:
+				if polls++; polls > spinPolls {
+					backoff(polls - spinPolls)
+				}
 			}
 		}
 		// Threads started while we worked are dumped too, once.
