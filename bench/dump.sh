@@ -3,10 +3,21 @@
 # and `gdb -batch -ex 'thread apply all bt' -p`, in the same run, on the
 # project's target program (testdata/src/dump/parked.c, gcc -O2 -g) with N
 # threads parked at depth D plus a heartbeat thread. Prints, per
-# configuration, the median wall time of each tool, the ratios, and the
-# worst pause the heartbeat thread saw during each tool's runs (its
-# longest gap beyond its 200 µs sleep), with a baseline measured while no
-# tool ran.
+# configuration, the median wall time and CPU time (user+sys) of each tool,
+# the ratios, and two measures of the pause the dump inflicts:
+#
+#   - direct: backtrail's own per-thread measure (dump --stats), from
+#     PTRACE_INTERRUPT until the thread's detach returned: max and p99 over
+#     all threads of all runs, and the "held" part after the thread had
+#     stopped (backtrail's own work; the rest is the kernel scheduling the
+#     thread into its stop);
+#   - heartbeat: the longest gap beyond its 200 µs sleep that the target's
+#     heartbeat thread saw during each tool's runs, with a baseline
+#     measured while no tool ran (scheduler noise).
+#
+# backtrail's cache of uncompressed debug files (see dump.Options.CacheDir)
+# is emptied before each configuration; the first run fills it and is
+# reported as "cold".
 #
 # usage: bench/dump.sh [THREADSxDEPTH ...]   (default: 10x10 100x10 1000x10 1000x100)
 # env:   RUNS (default 3; gdb runs once when it would take long), BENCH_DIR
@@ -19,6 +30,7 @@ work="${BENCH_DIR:-/tmp/backtrail-bench-dump}"
 mkdir -p "$work"
 gcc -O2 -g -pthread -o "$work/parked" testdata/src/dump/parked.c
 go build -o "$work/backtrail" ./cmd/backtrail
+export XDG_CACHE_HOME="$work/cache"
 echo "machine: $(nproc) cores, $(uname -r), $(go version | cut -d' ' -f3), $(eu-stack --version | head -1), $(gdb --version | head -1)"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -49,29 +61,49 @@ hb() {
   done
   grep '^hb ' "$work/target.out" | tail -1 | sed 's/.*max_us=\([0-9]*\).*/\1/'
 }
-# measure NAME RUNS CMD...: sets time_s (median seconds) and pause_us (worst).
+# measure NAME RUNS CMD...: sets time_s and cpu_s (medians, seconds),
+# pause_us (worst heartbeat gap), frames, and first_s (the first run's time).
 measure() {
   local name=$1 n=$2
   shift 2
-  local ts=() worst=0 t0 t1 p
+  local ts=() cs=() worst=0 p t0 t1
   hb > /dev/null
+  : > "$work/$name.stats"
   for ((i = 0; i < n; i++)); do
     t0=$(date +%s%N)
-    "$@" > "$work/$name.out" 2> "$work/$name.err" || true
+    /usr/bin/time -f '%U %S' -o "$work/$name.time" "$@" > "$work/$name.out" 2> "$work/$name.err" || true
     t1=$(date +%s%N)
-    ts+=("$(( (t1 - t0) / 1000 ))")
+    grep '^stats:' "$work/$name.err" >> "$work/$name.stats" || true
+    ts+=("$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.3f", d / 1e9 }')")
+    cs+=("$(tail -1 "$work/$name.time" | awk '{printf "%.2f", $1 + $2}')")
     p=$(hb)
     [ "$p" -gt "$worst" ] && worst=$p
   done
-  time_s=$(printf '%s\n' "${ts[@]}" | sort -n | sed -n "$(( (n + 1) / 2 ))p" | awk '{printf "%.3f", $1 / 1e6}')
+  first_s=${ts[0]}
+  time_s=$(printf '%s\n' "${ts[@]}" | sort -n | sed -n "$(( (n + 1) / 2 ))p")
+  cpu_s=$(printf '%s\n' "${cs[@]}" | sort -n | sed -n "$(( (n + 1) / 2 ))p")
   pause_us=$worst
   frames=$(grep -c '^#' "$work/$name.out" || true)
 }
 
+# direct NAME: the worst of the runs' --stats pause max, p99, and held max.
+direct() {
+  awk '
+    function us(s) { if (s ~ /ms$/) return s * 1000; if (s ~ /µs$/) return s + 0; if (s ~ /ns$/) return s / 1000; return s * 1e6 }
+    { for (i = 1; i <= NF; i++) {
+        if ($i == "pause") { pm = max(pm, us($(i+4))); pp = max(pp, us($(i+6))) }
+        if ($i == "held") { hm = max(hm, us($(i+3))); hp = max(hp, us($(i+5))) }
+      } }
+    function max(a, b) { return a > b ? a : b }
+    END { printf "%d %d %d %d", pm, pp, hm, hp }' "$work/$1.stats"
+}
+
 fmt_pause() { awk -v u="$1" 'BEGIN { if (u >= 10000) printf "%.0f ms", u / 1000; else if (u >= 1000) printf "%.1f ms", u / 1000; else printf "%d µs", u }'; }
+frac() { echo "$1 / $2"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f×", (b > 0 ? a / b : 0) }'; }
 
 rows=()
+prows=()
 for c in "${configs[@]}"; do
   threads=${c%x*} depth=${c#*x}
   start_target "$threads" "$depth"
@@ -80,19 +112,31 @@ for c in "${configs[@]}"; do
   hb > /dev/null
   sleep 1
   base=$(hb)
-  measure bt "$runs" "$work/backtrail" dump "$pid"; bt_t=$time_s bt_p=$pause_us bt_f=$frames
-  measure btf "$runs" "$work/backtrail" dump --freeze "$pid"; btf_t=$time_s btf_p=$pause_us
-  measure eu "$runs" eu-stack -p "$pid"; eu_t=$time_s eu_p=$pause_us
-  measure eui "$runs" eu-stack -p "$pid" -i; eui_t=$time_s eui_p=$pause_us eui_f=$frames
+  rm -rf "$XDG_CACHE_HOME"
+  measure bt "$runs" "$work/backtrail" dump --stats "$pid"; bt_t=$time_s bt_c=$cpu_s bt_p=$pause_us bt_f=$frames bt_cold=$first_s
+  read -r bt_dm bt_dp bt_hm bt_hp <<< "$(direct bt)"
+  measure btf "$runs" "$work/backtrail" dump --stats --freeze "$pid"; btf_t=$time_s btf_p=$pause_us
+  read -r btf_dm _ _ _ <<< "$(direct btf)"
+  measure eu "$runs" eu-stack -p "$pid"; eu_t=$time_s eu_c=$cpu_s
+  measure eui "$runs" eu-stack -p "$pid" -i; eui_t=$time_s eui_c=$cpu_s eui_p=$pause_us eui_f=$frames
   gruns=$runs
   [ $((threads * depth)) -ge 100000 ] && gruns=1
-  measure gdb "$gruns" gdb -batch -ex 'thread apply all bt' -p "$pid"; gdb_t=$time_s gdb_p=$pause_us
+  measure gdb "$gruns" gdb -batch -ex 'thread apply all bt' -p "$pid"; gdb_t=$time_s gdb_c=$cpu_s gdb_p=$pause_us
   stop_target
-  rows+=("| $threads × $depth | $bt_t s | $btf_t s | $eu_t s | $eui_t s | $gdb_t s | **$(ratio "$eui_t" "$bt_t")** ($(ratio "$eu_t" "$bt_t") no -i) | **$(ratio "$gdb_t" "$bt_t")** | $(fmt_pause "$bt_p") | $(fmt_pause "$btf_p") | $(fmt_pause "$eui_p") | $(fmt_pause "$gdb_p") | $(fmt_pause "$base") | $bt_f / $eui_f |")
+  rows+=("| $threads × $depth | $bt_t s ($bt_c) | $bt_cold s | $btf_t s | $eu_t s ($eu_c) | $eui_t s ($eui_c) | $gdb_t s ($gdb_c) | **$(ratio "$eui_t" "$bt_t")** ($(ratio "$eu_t" "$bt_t") no -i) | **$(ratio "$gdb_t" "$bt_t")** | $(frac "$bt_f" "$eui_f") |")
+  prows+=("| $threads × $depth | $(fmt_pause "$bt_dm") | $(fmt_pause "$bt_dp") | $(fmt_pause "$bt_hm") | $(fmt_pause "$bt_hp") | $(fmt_pause "$btf_dm") | $(fmt_pause "$bt_p") | $(fmt_pause "$btf_p") | $(fmt_pause "$eui_p") | $(fmt_pause "$gdb_p") | $(fmt_pause "$base") |")
   echo "done $c: backtrail $bt_t s, eu-stack -i $eui_t s, gdb $gdb_t s (load $(cut -d' ' -f1 /proc/loadavg))" >&2
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| threads × depth | backtrail dump | --freeze | eu-stack | eu-stack -i | gdb | eu-stack -i ÷ backtrail | gdb ÷ backtrail | worst pause: backtrail | --freeze | eu-stack -i | gdb | heartbeat baseline | frame lines (bt / eu -i) |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "Wall time, median of $runs runs (CPU user+sys in parentheses); cold: backtrail's first run, with an empty debug-file cache."
+echo
+echo "| threads × depth | backtrail dump | cold | --freeze | eu-stack | eu-stack -i | gdb | eu-stack -i ÷ backtrail | gdb ÷ backtrail | frame lines (bt / eu -i) |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 printf '%s\n' "${rows[@]}"
+echo
+echo "Pauses. Direct: backtrail's per-thread measure (--stats), worst over all threads of all runs: pause = PTRACE_INTERRUPT → detach returned; held = thread stopped → detach returned. Heartbeat: the target's heartbeat thread's longest gap during each tool's runs; baseline without any tool."
+echo
+echo "| threads × depth | pause max | pause p99 | held max | held p99 | --freeze pause | heartbeat: backtrail | --freeze | eu-stack -i | gdb | baseline |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+printf '%s\n' "${prows[@]}"

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/backtrail/backtrail/debugfile"
+	"github.com/backtrail/backtrail/debugfile/elf"
 	"github.com/backtrail/backtrail/dump"
 	"github.com/backtrail/backtrail/internal/testenv"
 )
@@ -100,5 +101,78 @@ func TestCancel(t *testing.T) {
 		t.Logf("freeze=%v: %v", freeze, err)
 		tg.checkRunning()
 		cancel()
+	}
+}
+
+// TestDecompressedCopy dumps a target whose debug information sits in a
+// separate, compressed debug file under a .build-id tree, as distributions
+// ship them: the first dump leaves an uncompressed copy in the cache, and
+// that dump, the next one (from the copy) and one whose cache cannot be
+// written (from the compressed file) agree frame for frame.
+func TestDecompressedCopy(t *testing.T) {
+	objcopy := testenv.Tool(t, "objcopy")
+	exe := buildTarget(t, variants[1])
+	f, err := debugfile.Open(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := f.Objects[0].CodeID
+	f.Close()
+	dir, debugDir := t.TempDir(), t.TempDir()
+	stripped := filepath.Join(dir, "parked")
+	debug := filepath.Join(debugDir, ".build-id", id[:2], id[2:]+".debug")
+	os.MkdirAll(filepath.Dir(debug), 0o755)
+	for _, args := range [][]string{
+		{"--only-keep-debug", "--compress-debug-sections=zlib", exe, debug},
+		{"--strip-debug", exe, stripped},
+	} {
+		if b, err := exec.Command(objcopy, args...).CombinedOutput(); err != nil {
+			t.Fatalf("objcopy %q: %v\n%s", args, err, b)
+		}
+	}
+	os.Chmod(stripped, 0o755)
+
+	tg := start(t, stripped, "-t", "3", "-d", "4", "-v")
+	cache := t.TempDir()
+	copied := filepath.Join(cache, ".build-id", id[:2], id[2:]+".debug")
+	notDir := filepath.Join(dir, "parked") // a file: the cache cannot be made under it
+	var texts []string
+	for i, tt := range []struct{ cache, want string }{
+		{cache, copied}, {cache, copied}, {notDir, debug},
+	} {
+		d, err := dump.Dump(context.Background(), tg.pid, dump.Options{CacheDir: tt.cache, DebugDirs: []string{debugDir}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range d.Modules {
+			if m.Name == "parked" && m.DebugFile != tt.want {
+				t.Errorf("dump %d: debug file %q, want %q", i, m.DebugFile, tt.want)
+			}
+		}
+		var b strings.Builder
+		lines := 0
+		for _, th := range d.Threads {
+			b.WriteString(text(th))
+			for _, f := range th.Frames {
+				if f.Module == "parked" && strings.HasSuffix(f.File, "parked.c") && f.Line > 0 {
+					lines++
+				}
+			}
+		}
+		if lines == 0 {
+			t.Errorf("dump %d: no file:line in the target\n%s", i, b.String())
+		}
+		texts = append(texts, b.String())
+	}
+	if texts[1] != texts[0] || texts[2] != texts[0] {
+		t.Errorf("dumps differ:\nfirst:\n%s\nfrom the copy:\n%s\nwithout a cache:\n%s", texts[0], texts[1], texts[2])
+	}
+	ef, err := elf.Open(copied)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ef.Close()
+	if ef.HasCompressedSections() {
+		t.Errorf("%s has compressed sections", copied)
 	}
 }

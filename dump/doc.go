@@ -11,9 +11,16 @@
 // registers read (PTRACE_GETREGS / PTRACE_GETREGSET), its stack copied
 // with process_vm_readv (from a little below the stack pointer up to
 // Options.StackWindow bytes, clamped to the stack's mapping in
-// /proc/PID/maps), and detached at once; the thread then runs again while
-// its copied stack is unwound and symbolized by a bounded pool of
-// goroutines, in parallel with the capture of the next threads. With
+// /proc/PID/maps) into a buffer allocated once, and detached at once. Two
+// threads are asked to stop at a time, so that the kernel's scheduling of
+// one into its stop overlaps with the other's; each is read and released
+// as soon as it is seen stopped. The thread then runs again
+// while its copied stack is unwound and symbolized by a bounded pool of
+// goroutines, in parallel with the capture of the next threads. While it
+// holds a stopped thread the tracer runs, where permitted, at the lowest
+// real-time priority, so that ordinary threads do not preempt it then.
+// Thread.Pause measures each thread's pause from PTRACE_INTERRUPT until
+// its detach returned, and Thread.Held the part after it had stopped. With
 // Options.Freeze every thread is stopped first (re-reading /proc/PID/task
 // until no new thread appears), all are read, and then all are released:
 // one consistent snapshot, at the price of a longer pause.
@@ -35,9 +42,15 @@
 // symbolized by package symbolize with inline frames, the debug
 // information found next to the binary, by .gnu_debuglink, under
 // /usr/lib/debug/.build-id, or downloaded from a debuginfod server into
-// Options.CacheDir. Modules and the symbolization of each address are
-// cached for the whole dump, so a thousand threads in the same functions
-// cost one lookup per distinct address.
+// Options.CacheDir. A separate debug file with compressed sections (as
+// distributions ship them) is copied there uncompressed on first use, so
+// later dumps map its DWARF instead of inflating it. Each module's DWARF
+// is indexed lazily, one compilation unit at a time as addresses reach
+// it; a module is opened for symbols when a frame first falls in it (the
+// executable and the C and C++ runtimes while threads are captured).
+// Modules and the symbolization of each address are cached for the whole
+// dump, so a thousand threads in the same functions cost one lookup per
+// distinct address.
 //
 // A Go program's OS threads show the Go scheduler's view (runtime.futex,
 // runtime.mcall, …), not goroutines; Dump says so in Process.Notes.

@@ -24,8 +24,11 @@ type Options struct {
 	// Debuginfod lists debuginfod server URLs to fetch missing debug
 	// information from, by build id.
 	Debuginfod []string
-	// CacheDir holds downloaded debug files (default
-	// $XDG_CACHE_HOME/backtrail/debuginfod).
+	// CacheDir holds debug files by build id, in a .build-id tree: those
+	// downloaded from debuginfod, and uncompressed copies of compressed
+	// local ones, made on first use (default
+	// $XDG_CACHE_HOME/backtrail/debug). A cache that cannot be written is
+	// skipped.
 	CacheDir string
 	// NoSymbols skips symbolization: frames carry addresses and modules
 	// only.
@@ -67,7 +70,12 @@ type Thread struct {
 	Frames    []Frame
 	Truncated bool   // MaxFrames was reached
 	Stop      string // why unwinding stopped early, if it did
-	Pause     time.Duration
+	// Pause is how long the dump kept the thread from running: from
+	// PTRACE_INTERRUPT until its detach returned (with Freeze, until the
+	// last thread was released). Held is the part after the thread had
+	// stopped: the dump's own work; the rest is the time the kernel took
+	// to schedule the thread into its stop.
+	Pause, Held time.Duration
 }
 
 // Frame is one frame: a physical frame, or an inlined call within one

@@ -32,7 +32,8 @@ type snapshot struct {
 	stackBase uint64
 	stack     []byte
 	stackMap  Mapping
-	pause     time.Duration
+	pause     time.Duration // from the interrupt until detach returned
+	held      time.Duration // from the stop until detach returned
 }
 
 // Dump takes the stacks of every thread of process pid. See the package
@@ -269,8 +270,12 @@ func stackRange(maps []Mapping, sp uint64, window int) (lo, hi uint64, mp *Mappi
 	return lo, hi, mp
 }
 
-// readStack copies the stack of a stopped thread. Tracer thread only.
-func readStack(pid int, maps *[]Mapping, regs *unwind.Regs, stackWindow int, s *snapshot) {
+// readStack copies the stack of a stopped thread into scratch, which
+// holds at least stackWindow+redZone bytes, and records where it came
+// from in s; s.stack aliases scratch until the caller copies it. A
+// scratch buffer allocated once keeps allocation, zeroing and page faults
+// out of the time the thread is held. Tracer thread only.
+func readStack(pid int, maps *[]Mapping, regs *unwind.Regs, stackWindow int, scratch []byte, s *snapshot) {
 	sp := regs.SP()
 	lo, hi, mp := stackRange(*maps, sp, stackWindow)
 	if mp == nil {
@@ -283,19 +288,23 @@ func readStack(pid int, maps *[]Mapping, regs *unwind.Regs, stackWindow int, s *
 	if mp == nil {
 		return
 	}
-	buf := make([]byte, hi-lo)
-	n, _ := readMem(pid, lo, buf)
-	s.stackBase, s.stack, s.stackMap = lo, buf[:n], *mp
+	n, _ := readMem(pid, lo, scratch[:hi-lo])
+	s.stackBase, s.stack, s.stackMap = lo, scratch[:n], *mp
 }
 
-// aheadWindow is how many threads captureEach asks to stop ahead of the one
-// it reads: their stops overlap with its work, which hides the time the
-// kernel takes to schedule each thread into its stop, while keeping each
-// thread's pause to a few reads.
-const aheadWindow = 2
+// stopWindow is how many threads captureEach has asked to stop at once.
+// The kernel takes tens of microseconds, more on a busy machine, to
+// schedule an interrupted thread into its stop, and that wait, not the
+// reading, is most of the cost of a thread; with two interrupts in flight
+// the waits overlap. Each thread is still read and released the moment
+// it is seen stopped: at most it waits for the read of the one thread that
+// stopped just before it, a few tens of microseconds.
+const stopWindow = 2
 
-// captureEach stops, reads and releases one thread at a time, with up to
-// window threads asked to stop ahead. Tracer thread only.
+// captureEach stops, reads and releases the threads one by one, with up to
+// stopWindow of them asked to stop at once. A thread's name and state are
+// read before it is interrupted, while the tracer waits for others to
+// stop when it can. Tracer thread only.
 func captureEach(ctx context.Context, pid int, maps []Mapping, stackWindow int, out *batcher) (res captureResult) {
 	tids, err := tasks(pid)
 	if err != nil {
@@ -303,89 +312,110 @@ func captureEach(ctx context.Context, pid int, maps []Mapping, stackWindow int, 
 		return res
 	}
 	type flight struct {
-		tid int
-		t0  time.Time
-		err error // from seize
+		tid, idx     int
+		name, state  string
+		t0, deadline time.Time
 	}
-	var queue []flight
+	var inflight, stuck []flight
 	defer func() {
 		// Every thread asked to stop is released on every path.
-		for _, f := range queue {
-			if f.err == nil {
-				if sig, err := waitStop(f.tid, stopTimeout); err == nil {
-					detach(f.tid, sig)
-				}
+		for _, f := range append(inflight, stuck...) {
+			if sig, err := waitStop(f.tid, stopTimeout); err == nil {
+				detach(f.tid, sig)
 			}
 		}
 	}()
-	seen := map[int]bool{}
-	idx, next, ok := 0, 0, 0
+	seen := make(map[int]bool, len(tids))
+	idx, ok, next, polls := 0, 0, 0, 0
+	scratch := make([]byte, stackWindow+redZone)
+	var prio holdPriority
+	var ahead struct {
+		tid         int
+		name, state string
+	}
 	for round := 0; round < 2; round++ {
-		for next < len(tids) || len(queue) > 0 {
-			for len(queue) < aheadWindow && next < len(tids) {
+		for next < len(tids) || len(inflight) > 0 {
+			if ctx.Err() != nil {
+				res.notes = append(res.notes, "interrupted: "+ctx.Err().Error())
+				return res
+			}
+			for len(inflight) < stopWindow && next < len(tids) {
 				tid := tids[next]
 				next++
 				if seen[tid] {
 					continue
 				}
 				seen[tid] = true
-				if ctx.Err() != nil {
-					break
+				f := flight{tid: tid, idx: idx}
+				if ahead.tid == tid {
+					f.name, f.state = ahead.name, ahead.state
+				} else {
+					f.name, f.state = threadInfo(pid, tid)
 				}
-				queue = append(queue, flight{tid: tid, t0: time.Now(), err: seize(tid)})
-			}
-			if len(queue) == 0 {
-				break
-			}
-			f := queue[0]
-			queue = queue[1:]
-			if f.err != nil {
-				if errors.Is(f.err, syscall.ESRCH) {
-					res.notes = append(res.notes, fmt.Sprintf("thread %d exited before it could be read", f.tid))
+				f.t0 = time.Now()
+				f.deadline = f.t0.Add(stopTimeout)
+				if err := seize(tid); err != nil {
+					switch {
+					case errors.Is(err, syscall.ESRCH):
+						res.notes = append(res.notes, fmt.Sprintf("thread %d exited before it could be read", tid))
+					case ok == 0 && len(inflight) == 0 && (errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES)):
+						res.err = explain(pid, err)
+						return res
+					default:
+						res.notes = append(res.notes, fmt.Sprintf("thread %d: %v", tid, err))
+					}
 					continue
 				}
-				if ok == 0 {
-					res.err = explain(pid, f.err)
-					return res
-				}
-				res.notes = append(res.notes, fmt.Sprintf("thread %d: %v", f.tid, f.err))
-				continue
+				inflight = append(inflight, f)
+				idx++
 			}
-			s := snapshot{tid: f.tid}
-			sig, err := waitStop(f.tid, stopTimeout)
-			if err == nil {
-				ok++
-				s.regs, err = getRegs(f.tid)
+			progress := false
+			for i := 0; i < len(inflight); i++ {
+				f := inflight[i]
+				stopped, sig, err := pollStop(f.tid)
+				if !stopped && err == nil {
+					if time.Now().After(f.deadline) {
+						// Uninterruptible sleep: it is released when it
+						// stops, at the end.
+						res.notes = append(res.notes, fmt.Sprintf("thread %d did not stop within %v", f.tid, stopTimeout))
+						stuck = append(stuck, f)
+						inflight = slices.Delete(inflight, i, i+1)
+						i--
+					}
+					continue
+				}
+				inflight = slices.Delete(inflight, i, i+1)
+				i--
+				progress = true
 				if err == nil {
-					readStack(pid, &maps, &s.regs, stackWindow, &s)
+					var s snapshot
+					s, err = readStopped(pid, f.tid, sig, f.t0, &maps, stackWindow, scratch, &prio)
+					s.name, s.state = f.name, f.state
+					res.maxPause = max(res.maxPause, s.pause)
+					if err == nil {
+						ok++
+						out.send(&indexed{f.idx, s})
+						continue
+					}
 				}
-				derr := detach(f.tid, sig)
-				s.pause = time.Since(f.t0)
-				if derr != nil && !errors.Is(derr, syscall.ESRCH) {
-					res.notes = append(res.notes, fmt.Sprintf("thread %d: detach: %v", f.tid, derr))
-				}
-			} else if errors.Is(err, errTimeout) {
-				// Still attached and not stopped: wait once more, else
-				// leave it to the kernel, which detaches when we exit.
-				if sig, e := waitStop(f.tid, stopTimeout); e == nil {
-					detach(f.tid, sig)
+				if errors.Is(err, errGone) || errors.Is(err, syscall.ESRCH) {
+					res.notes = append(res.notes, fmt.Sprintf("thread %d exited during the dump", f.tid))
+				} else {
+					res.notes = append(res.notes, fmt.Sprintf("thread %d: %v", f.tid, err))
 				}
 			}
-			res.maxPause = max(res.maxPause, s.pause)
 			switch {
-			case errors.Is(err, errGone) || errors.Is(err, syscall.ESRCH):
-				res.notes = append(res.notes, fmt.Sprintf("thread %d exited during the dump", f.tid))
-				continue
-			case err != nil:
-				res.notes = append(res.notes, fmt.Sprintf("thread %d: %v", f.tid, err))
-				continue
+			case progress:
+				polls = 0
+			case next < len(tids) && ahead.tid != tids[next]:
+				// Waiting: read the next thread's name and state now.
+				ahead.tid = tids[next]
+				ahead.name, ahead.state = threadInfo(pid, ahead.tid)
+			default:
+				if polls++; polls > spinPolls {
+					backoff(polls - spinPolls)
+				}
 			}
-			out.send(&indexed{idx, s})
-			idx++
-		}
-		if ctx.Err() != nil {
-			res.notes = append(res.notes, "interrupted: "+ctx.Err().Error())
-			return res
 		}
 		// Threads started while we worked are dumped too, once.
 		if tids, err = tasks(pid); err != nil {
@@ -396,12 +426,37 @@ func captureEach(ctx context.Context, pid int, maps []Mapping, stackWindow int, 
 	return res
 }
 
+// readStopped copies the registers and stack of thread tid, stopped since
+// an interrupt at t0, and releases it with sig. Tracer thread only.
+func readStopped(pid, tid, sig int, t0 time.Time, maps *[]Mapping, stackWindow int, scratch []byte, prio *holdPriority) (s snapshot, err error) {
+	s.tid = tid
+	prio.raise()
+	stopped := time.Now()
+	s.regs, err = getRegs(tid)
+	if err == nil {
+		readStack(pid, maps, &s.regs, stackWindow, scratch, &s)
+	}
+	derr := detach(tid, sig)
+	end := time.Now()
+	prio.release()
+	s.pause, s.held = end.Sub(t0), end.Sub(stopped)
+	s.stack = slices.Clone(s.stack)
+	if err != nil {
+		return s, fmt.Errorf("registers: %w", err)
+	}
+	if derr != nil && !errors.Is(derr, syscall.ESRCH) {
+		return s, fmt.Errorf("detach: %w", derr)
+	}
+	return s, nil
+}
+
 // captureFrozen stops every thread, re-reading the task list until it is
 // stable, reads them all, and releases them all. Tracer thread only.
 func captureFrozen(ctx context.Context, pid int, maps []Mapping, stackWindow int, out *batcher) (res captureResult) {
 	type held struct {
 		s   snapshot
 		sig int
+		at  time.Time // when it stopped
 	}
 	var order []int
 	stopped := map[int]*held{}
@@ -461,7 +516,7 @@ func captureFrozen(ctx context.Context, pid int, maps []Mapping, stackWindow int
 				continue
 			}
 			order = append(order, tid)
-			stopped[tid] = &held{s: s, sig: sig}
+			stopped[tid] = &held{s: s, sig: sig, at: time.Now()}
 			added++
 		}
 		if added == 0 {
@@ -482,6 +537,8 @@ func captureFrozen(ctx context.Context, pid int, maps []Mapping, stackWindow int
 		return 1
 	})
 	var snaps []snapshot
+	var at []time.Time
+	scratch := make([]byte, stackWindow+redZone)
 	for _, tid := range order {
 		h := stopped[tid]
 		regs, err := getRegs(tid)
@@ -490,17 +547,20 @@ func captureFrozen(ctx context.Context, pid int, maps []Mapping, stackWindow int
 			continue
 		}
 		h.s.regs = regs
-		readStack(pid, &maps, &h.s.regs, stackWindow, &h.s)
+		readStack(pid, &maps, &h.s.regs, stackWindow, scratch, &h.s)
+		h.s.stack = slices.Clone(h.s.stack)
 		snaps = append(snaps, h.s)
+		at = append(at, h.at)
 	}
 	for _, tid := range order {
 		detach(tid, stopped[tid].sig)
 		stopped[tid] = nil
 	}
-	res.maxPause = time.Since(t0)
+	end := time.Now()
+	res.maxPause = end.Sub(t0)
 	t0 = time.Time{}
 	for i, s := range snaps {
-		s.pause = res.maxPause
+		s.pause, s.held = res.maxPause, end.Sub(at[i])
 		out.send(&indexed{i, s})
 	}
 	return res
@@ -648,8 +708,10 @@ func (w *worker) module(addr uint64) *module {
 }
 
 func (w *worker) thread(s *snapshot) Thread {
-	s.name, s.state = threadInfo(w.live.pid, s.tid)
-	t := Thread{TID: s.tid, Name: s.name, State: s.state, Pause: s.pause, Registers: s.regs.Map()}
+	if s.name == "" && s.state == "" {
+		s.name, s.state = threadInfo(w.live.pid, s.tid)
+	}
+	t := Thread{TID: s.tid, Name: s.name, State: s.state, Pause: s.pause, Held: s.held, Registers: s.regs.Map()}
 	mem := &snapMemory{base: s.stackBase, data: s.stack, live: w.live}
 	uo := unwind.Options{MaxFrames: w.opts.MaxFrames}
 	if s.stackMap.End != 0 {

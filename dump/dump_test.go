@@ -212,6 +212,7 @@ func TestDump(t *testing.T) {
 				}
 				checkWorkers(t, d, exe, v, depth)
 				checkSignalThread(t, d, exe)
+				checkPauses(t, d, freeze)
 				compareEuStack(t, d, eu, exe)
 				tg.checkRunning()
 			}
@@ -243,6 +244,17 @@ func checkWorkers(t *testing.T, d *dump.Process, exe string, v variant, depth in
 		}
 		if last := th.Frames[len(th.Frames)-1].Function; last != "clone3" && last != "__clone3" {
 			t.Errorf("%s: outermost frame %q, want clone3", th.Name, last)
+		}
+	}
+}
+
+// checkPauses checks that every thread's pause was measured: the held
+// part within the pause, and with freeze the pause of the whole freeze.
+func checkPauses(t *testing.T, d *dump.Process, freeze bool) {
+	t.Helper()
+	for _, th := range d.Threads {
+		if th.Held <= 0 || th.Held > th.Pause || th.Pause > d.MaxPause || freeze && th.Pause != d.MaxPause {
+			t.Errorf("freeze=%v: thread %d: pause %v, held %v; the dump's longest pause %v", freeze, th.TID, th.Pause, th.Held, d.MaxPause)
 		}
 	}
 }
@@ -612,5 +624,66 @@ func TestGoTarget(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no runtime.* frame in the Go program's threads")
+	}
+}
+
+// TestDeletedExecutable dumps a target whose executable was deleted after
+// it started, as happens when a service is upgraded in place: the module
+// is read through /proc/PID/map_files, and its frames are symbolized.
+func TestDeletedExecutable(t *testing.T) {
+	v := variants[1]
+	built := buildTarget(t, v)
+	exe := filepath.Join(t.TempDir(), filepath.Base(built))
+	b, err := os.ReadFile(built)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(exe, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const depth = 3
+	tg := start(t, exe, "-t", "2", "-d", strconv.Itoa(depth), "-v")
+	if err := os.Remove(exe); err != nil {
+		t.Fatal(err)
+	}
+	d, err := dump.Dump(context.Background(), tg.pid, dump.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(d.Modules, func(m dump.Module) bool { return m.Name == filepath.Base(exe) && m.Symbols }) {
+		t.Errorf("no symbolized module %s among %+v\nnotes %q", filepath.Base(exe), d.Modules, d.Notes)
+	}
+	checkWorkers(t, d, exe, v, depth)
+	tg.checkRunning()
+}
+
+// TestStackRange checks that the copy of a stack starts a red zone below
+// the stack pointer and ends a window above it, clamped to the mapping
+// that holds it, and that a stack pointer outside every readable mapping
+// copies nothing.
+func TestStackRange(t *testing.T) {
+	maps := []dump.Mapping{
+		{Start: 0x10000, End: 0x20000, Perms: "rw-p"},
+		{Start: 0x20000, End: 0x21000, Perms: "---p"}, // a guard page
+		{Start: 0x30000, End: 0x40000, Perms: "rw-p"},
+	}
+	const window = 0x1000
+	for _, tt := range []struct {
+		sp, lo, hi uint64
+	}{
+		{0x0ffff, 0, 0},             // below every mapping
+		{0x10000, 0x10000, 0x11000}, // at the start: no red zone below it
+		{0x10080, 0x10000, 0x11080},
+		{0x18000, 0x17f80, 0x19000}, // in the middle
+		{0x1ffff, 0x1ff7f, 0x20000}, // at the end: clamped
+		{0x20000, 0, 0},             // the guard page is not readable
+		{0x21000, 0, 0},             // a hole
+		{0x3ffff, 0x3ff7f, 0x40000},
+		{0x40000, 0, 0},
+	} {
+		lo, hi, mp := dump.StackRange(maps, tt.sp, window)
+		if lo != tt.lo || hi != tt.hi || (mp == nil) != (tt.hi == 0) {
+			t.Errorf("sp %#x: [%#x, %#x) in %v, want [%#x, %#x)", tt.sp, lo, hi, mp, tt.lo, tt.hi)
+		}
 	}
 }

@@ -34,6 +34,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	buildDir = dir
+	// Dumps with default options keep their uncompressed debug files
+	// here, not in the user's cache.
+	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

@@ -3,6 +3,7 @@ package dump
 import (
 	"cmp"
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -146,12 +147,8 @@ func (m *module) symbolizer(opts *Options) (*symbolize.Module, error) {
 		if dirs == nil {
 			dirs = debugfile.DefaultDebugDirs
 		}
-		if !m.hasDbg && len(opts.Debuginfod) > 0 && m.info.CodeID != "" {
-			if !hasCompanion(m.open, dirs) {
-				if dir, err := fetchDebuginfod(opts, m.info.CodeID); err == nil {
-					dirs = append([]string{dir}, dirs...)
-				}
-			}
+		if !m.hasDbg {
+			dirs = m.debugDirs(opts, dirs)
 		}
 		m.sym, m.symErr = symbolize.Open(m.open, symbolize.Options{Lazy: true, Style: demangle.Full, DebugDirs: dirs, Arch: m.info.Arch})
 		if m.sym != nil {
@@ -165,19 +162,92 @@ func (m *module) symbolizer(opts *Options) (*symbolize.Module, error) {
 	return m.sym, m.symErr
 }
 
-// hasCompanion reports whether the debug information of the file at path
-// is found locally (see debugfile.FindCompanion).
-func hasCompanion(path string, dirs []string) bool {
-	f, err := debugfile.Open(path)
+// debugDirs returns dirs with the cache directory first when the cache
+// holds, or can now be given, the module's separate debug file: fetched
+// from debuginfod when it is not found locally, and an uncompressed copy
+// when the local one has compressed sections. Distributions compress their
+// debug files, and inflating libc's DWARF on every dump would cost more
+// than the rest of the dump of a thousand threads; the copy is made once
+// per build id.
+func (m *module) debugDirs(opts *Options, dirs []string) []string {
+	f, err := debugfile.Open(m.open)
 	if err != nil {
-		return false
+		return dirs
 	}
 	defer f.Close()
 	o, err := f.Object("")
-	if err != nil {
-		return false
+	if err != nil || len(o.BuildID) < 2 {
+		return dirs
 	}
-	return debugfile.FindCompanion(path, o, dirs) != ""
+	cache, err := cacheDir(opts)
+	if err != nil {
+		return dirs
+	}
+	withCache := append([]string{cache}, dirs...)
+	comp := debugfile.FindCompanion(m.open, o, withCache)
+	if comp == "" {
+		if len(opts.Debuginfod) > 0 && m.info.CodeID != "" && fetchDebuginfod(opts.Debuginfod, cache, m.info.CodeID) == nil {
+			// Servers send debug files as built, often compressed.
+			dst := filepath.Join(cache, ".build-id", m.info.CodeID[:2], m.info.CodeID[2:]+".debug")
+			decompressedCopy(dst, dst)
+			return withCache
+		}
+		return dirs
+	}
+	id := hex.EncodeToString(o.BuildID)
+	dst := filepath.Join(cache, ".build-id", id[:2], id[2:]+".debug")
+	if comp == dst || decompressedCopy(comp, dst) == nil {
+		return withCache
+	}
+	return dirs
+}
+
+// decompressedCopy writes to dst the debug file src with its compressed
+// sections inflated (see elf.File.WriteDecompressed). It fails when src
+// has none, leaving dst absent.
+func decompressedCopy(src, dst string) error {
+	ef, err := elf.Open(src)
+	if err != nil {
+		return err
+	}
+	defer ef.Close()
+	if !ef.HasCompressedSections() {
+		return errors.New("nothing to decompress")
+	}
+	return writeAtomic(dst, ef.WriteDecompressed)
+}
+
+// writeAtomic writes dst through a temporary file in its directory and a
+// rename, so that concurrent dumps see it whole or not at all.
+func writeAtomic(dst string, write func(io.Writer) error) error {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(dst), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), dst)
+}
+
+// cacheDir returns the directory that holds debug files by build id.
+func cacheDir(opts *Options) (string, error) {
+	if opts.CacheDir != "" {
+		return opts.CacheDir, nil
+	}
+	c, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(c, "backtrail", "debug"), nil
 }
 
 // frames symbolizes pc (exact or a return address) in m, caching by file
@@ -270,34 +340,22 @@ func (m *module) close() {
 	}
 }
 
-// fetchDebuginfod downloads the debug file of build id from the first
-// server that has it into the cache, laid out as a .build-id tree, and
-// returns the tree's root for DebugDirs.
-func fetchDebuginfod(opts *Options, buildID string) (string, error) {
-	dir := opts.CacheDir
-	if dir == "" {
-		c, err := os.UserCacheDir()
-		if err != nil {
-			return "", err
-		}
-		dir = filepath.Join(c, "backtrail", "debuginfod")
-	}
+// fetchDebuginfod downloads the debug file of build id from the first of
+// servers that has it into the .build-id tree under cache.
+func fetchDebuginfod(servers []string, cache, buildID string) error {
 	if len(buildID) < 3 {
-		return "", errors.New("build id too short")
+		return errors.New("build id too short")
 	}
-	dst := filepath.Join(dir, ".build-id", buildID[:2], buildID[2:]+".debug")
-	if _, err := os.Stat(dst); err == nil {
-		return dir, nil
-	}
+	dst := filepath.Join(cache, ".build-id", buildID[:2], buildID[2:]+".debug")
 	var errs []error
-	for _, u := range opts.Debuginfod {
+	for _, u := range servers {
 		if err := download(strings.TrimRight(u, "/")+"/buildid/"+buildID+"/debuginfo", dst); err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		return dir, nil
+		return nil
 	}
-	return "", errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 func download(url, dst string) error {
@@ -315,20 +373,8 @@ func download(url, dst string) error {
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("GET %s: %s", url, resp.Status)
 	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+	return writeAtomic(dst, func(w io.Writer) error {
+		_, err := io.Copy(w, io.LimitReader(resp.Body, 4<<30))
 		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(dst), ".download-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := io.Copy(tmp, io.LimitReader(resp.Body, 4<<30)); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), dst)
+	})
 }

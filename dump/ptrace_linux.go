@@ -29,6 +29,9 @@ func startTracer() *tracer {
 	go func() {
 		defer t.wg.Done()
 		runtime.LockOSThread()
+		// backoff's sleeps of tens of microseconds would otherwise
+		// last the default 50 µs timer slack longer.
+		unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
 		for f := range t.reqs {
 			f()
 		}
@@ -65,61 +68,101 @@ const stopTimeout = 2 * time.Second
 // seize attaches to tid without stopping it and asks it to stop. Tracer
 // thread only.
 func seize(tid int) error {
-	if err := unix.PtraceSeize(tid); err != nil {
+	if err := ptrace(unix.PTRACE_SEIZE, tid, 0, 0); err != nil {
 		return err
 	}
-	if err := unix.PtraceInterrupt(tid); err != nil {
-		unix.PtraceDetach(tid)
+	if err := ptrace(unix.PTRACE_INTERRUPT, tid, 0, 0); err != nil {
+		ptrace(unix.PTRACE_DETACH, tid, 0, 0)
 		return err
 	}
 	return nil
 }
 
-// waitStop waits until tid stops after seize. It returns the signal to
-// deliver on detach: a signal that arrived while we held the thread
-// (signal-delivery-stop) must not be lost. A thread that does not stop
-// within stopTimeout stays attached with errTimeout; the caller waits for
-// it again before detaching. Tracer thread only.
-func waitStop(tid int, timeout time.Duration) (sig int, err error) {
+// raw makes a system call that returns within microseconds without
+// telling the Go scheduler, which must not be used for calls that block.
+// The tracer makes tens of thousands of them; announced, each one that
+// outlasts a scheduler tick makes sysmon hand the tracer's P to another
+// thread and the tracer take it back, and keeps sysmon polling every
+// 20 µs, which together cost more CPU than the calls. Pointers passed as
+// uintptr escape to the heap and stay alive through the call
+// (go:uintptrescapes).
+//
+//go:uintptrescapes
+func raw(trap, a1, a2, a3, a4, a5 uintptr) (uintptr, error) {
+	r, _, e := unix.RawSyscall6(trap, a1, a2, a3, a4, a5, 0)
+	if e != 0 {
+		return r, e
+	}
+	return r, nil
+}
+
+// ptrace makes a ptrace request with raw.
+//
+//go:uintptrescapes
+func ptrace(req, tid int, addr, data uintptr) error {
+	_, err := raw(unix.SYS_PTRACE, uintptr(req), uintptr(tid), addr, data, 0)
+	return err
+}
+
+// pollStop checks once, without blocking, whether tid has stopped after
+// seize. It returns the signal to deliver on detach: a signal that arrived
+// while we held the thread (signal-delivery-stop) must not be lost.
+// Tracer thread only.
+func pollStop(tid int) (stopped bool, sig int, err error) {
 	var ws unix.WaitStatus
-	deadline := time.Time{}
-	spins := 0
 	for {
-		// Spin briefly: the stop normally takes microseconds, and sleeping
-		// costs more than that. Then back off.
-		wpid, err := unix.Wait4(tid, &ws, unix.WALL|unix.WNOHANG, nil)
+		r, err := raw(unix.SYS_WAIT4, uintptr(tid), uintptr(unsafe.Pointer(&ws)), unix.WALL|unix.WNOHANG, 0, 0)
+		wpid := int(r)
 		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
 			if err == unix.ECHILD || err == unix.ESRCH {
-				return 0, errGone
+				return false, 0, errGone
 			}
-			return 0, err
+			return false, 0, err
 		}
-		if wpid == tid {
-			switch {
-			case ws.Exited() || ws.Signaled():
-				return 0, errGone
-			case ws.Stopped():
-				// Under PTRACE_SEIZE, interrupt-stops and group-stops
-				// report PTRACE_EVENT_STOP in bits 16–23; other events
-				// come with SIGTRAP. Anything else is a signal on its way
-				// to the thread, which detach must deliver.
-				event := (uint32(ws) >> 16) & 0xff
-				if event != 0 || ws.StopSignal() == unix.SIGTRAP && event != 0 {
-					return 0, nil
-				}
-				return int(ws.StopSignal()), nil
+		if wpid != tid {
+			return false, 0, nil
+		}
+		switch {
+		case ws.Exited() || ws.Signaled():
+			return false, 0, errGone
+		case ws.Stopped():
+			// Under PTRACE_SEIZE, interrupt-stops and group-stops report
+			// PTRACE_EVENT_STOP in bits 16–23. Anything else is a signal
+			// on its way to the thread, which detach must deliver.
+			if (uint32(ws)>>16)&0xff != 0 {
+				return true, 0, nil
 			}
-			continue
+			return true, int(ws.StopSignal()), nil
 		}
-		// The stop normally comes within microseconds: poll a few
-		// times, then sleep in growing steps on this OS thread, which
-		// leaves the CPU to the thread we wait for (on a busy machine it
-		// may need ours to reach its stop).
-		spins++
-		if spins <= 20 {
+	}
+}
+
+// spinPolls is how many times a waiting tracer polls before it sleeps:
+// a stop normally comes within microseconds, and sleeping costs more.
+const spinPolls = 5
+
+// backoff sleeps the tracer's OS thread for the n-th time in a wait, in
+// growing steps from 10 µs to 1 ms, which leaves the CPU to the threads
+// we wait for (on a busy machine they may need ours to reach their stop).
+func backoff(n int) {
+	ts := unix.NsecToTimespec(int64(min(10<<min(n, 7), 1000)) * 1000)
+	unix.Nanosleep(&ts, nil)
+}
+
+// waitStop waits until tid stops after seize; see pollStop. A thread that
+// does not stop within timeout stays attached with errTimeout; the caller
+// waits for it again before detaching. Tracer thread only.
+func waitStop(tid int, timeout time.Duration) (sig int, err error) {
+	var deadline time.Time
+	for polls := 0; ; polls++ {
+		stopped, sig, err := pollStop(tid)
+		if stopped || err != nil {
+			return sig, err
+		}
+		if polls < spinPolls {
 			continue
 		}
 		if deadline.IsZero() {
@@ -128,19 +171,14 @@ func waitStop(tid int, timeout time.Duration) (sig int, err error) {
 		if time.Now().After(deadline) {
 			return 0, errTimeout
 		}
-		ts := unix.NsecToTimespec(int64(min(10<<min(spins-21, 7), 1000)) * 1000)
-		unix.Nanosleep(&ts, nil)
+		backoff(polls - spinPolls)
 	}
 }
 
 // detach lets tid run again, delivering sig if non-zero. Tracer thread
 // only.
 func detach(tid, sig int) error {
-	_, _, e := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_DETACH, uintptr(tid), 0, uintptr(sig), 0, 0)
-	if e != 0 {
-		return e
-	}
-	return nil
+	return ptrace(unix.PTRACE_DETACH, tid, 0, uintptr(sig))
 }
 
 // readMem copies target memory at addr into p with process_vm_readv. The
@@ -150,12 +188,41 @@ func readMem(pid int, addr uint64, p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	local := []unix.Iovec{{Base: (*byte)(unsafe.Pointer(&p[0]))}}
-	local[0].SetLen(len(p))
-	remote := []unix.RemoteIovec{{Base: uintptr(addr), Len: len(p)}}
-	n, err := unix.ProcessVMReadv(pid, local, remote, 0)
+	local := unix.Iovec{Base: (*byte)(unsafe.Pointer(&p[0]))}
+	local.SetLen(len(p))
+	remote := unix.RemoteIovec{Base: uintptr(addr), Len: len(p)}
+	n, err := raw(unix.SYS_PROCESS_VM_READV, uintptr(pid), uintptr(unsafe.Pointer(&local)), 1, uintptr(unsafe.Pointer(&remote)), 1)
 	if err != nil {
-		return max(n, 0), fmt.Errorf("process_vm_readv %#x+%#x: %w", addr, len(p), err)
+		return 0, fmt.Errorf("process_vm_readv %#x+%#x: %w", addr, len(p), err)
 	}
-	return n, nil
+	return int(n), nil
+}
+
+// holdPriority raises the tracer's OS thread to the lowest real-time
+// priority, which ordinary threads do not preempt, while it holds a
+// stopped thread, and release lowers it again. On a busy machine a tracer
+// preempted between a thread's stop and its detach keeps that thread
+// stopped for a scheduler time slice. Where not permitted (no
+// CAP_SYS_NICE or RLIMIT_RTPRIO) both are no-ops after the first try.
+// Tracer thread only.
+type holdPriority struct{ denied bool }
+
+var (
+	fifo   = unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: 1}
+	normal = unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_NORMAL}
+)
+
+func (h *holdPriority) raise() {
+	if h.denied {
+		return
+	}
+	if _, err := raw(unix.SYS_SCHED_SETATTR, 0, uintptr(unsafe.Pointer(&fifo)), 0, 0, 0); err != nil {
+		h.denied = true
+	}
+}
+
+func (h *holdPriority) release() {
+	if !h.denied {
+		raw(unix.SYS_SCHED_SETATTR, 0, uintptr(unsafe.Pointer(&normal)), 0, 0, 0)
+	}
 }

@@ -3,6 +3,8 @@
 package dump
 
 import (
+	"unsafe"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/backtrail/backtrail/unwind"
@@ -14,7 +16,7 @@ const hostArch = "x86_64"
 // thread only.
 func getRegs(tid int) (unwind.Regs, error) {
 	var r unix.PtraceRegs
-	if err := unix.PtraceGetRegs(tid, &r); err != nil {
+	if err := ptrace(unix.PTRACE_GETREGS, tid, 0, uintptr(unsafe.Pointer(&r))); err != nil {
 		return unwind.Regs{}, err
 	}
 	regs := unwind.NewRegs(unwind.AMD64)

@@ -18,9 +18,8 @@ func getRegs(tid int) (unwind.Regs, error) {
 	var r unix.PtraceRegs
 	iov := unix.Iovec{Base: (*byte)(unsafe.Pointer(&r))}
 	iov.SetLen(int(unsafe.Sizeof(r)))
-	_, _, e := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_GETREGSET, uintptr(tid), uintptr(1 /* NT_PRSTATUS */), uintptr(unsafe.Pointer(&iov)), 0, 0)
-	if e != 0 {
-		return unwind.Regs{}, e
+	if err := ptrace(unix.PTRACE_GETREGSET, tid, 1 /* NT_PRSTATUS */, uintptr(unsafe.Pointer(&iov))); err != nil {
+		return unwind.Regs{}, err
 	}
 	regs := unwind.NewRegs(unwind.ARM64)
 	for i, v := range r.Regs {

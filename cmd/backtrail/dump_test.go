@@ -6,13 +6,17 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -21,16 +25,19 @@ import (
 )
 
 // startParked builds testdata/src/dump/parked.c with gcc -O2 -g and runs
-// it with 3 workers at depth 4; it returns the pid once the target is
-// ready.
-func startParked(t *testing.T) int {
+// it with args (default: 3 workers at depth 4); it returns the pid once
+// the target is ready.
+func startParked(t *testing.T, args ...string) int {
 	t.Helper()
 	exe := filepath.Join(t.TempDir(), "parked")
 	src := testenv.Testdata(t, "src", "dump", "parked.c")
 	if b, err := exec.Command(testenv.Tool(t, "gcc"), "-O2", "-g", "-pthread", "-o", exe, src).CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, b)
 	}
-	cmd := exec.Command(exe, "-t", "3", "-d", "4")
+	if len(args) == 0 {
+		args = []string{"-t", "3", "-d", "4"}
+	}
+	cmd := exec.Command(exe, args...)
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
@@ -108,6 +115,68 @@ func TestDumpCommand(t *testing.T) {
 	}
 	if r, err := report.Parse(got.body); err != nil || r.Kind != report.KindDump || r.Validate() != nil {
 		t.Errorf("uploaded report: %v", err)
+	}
+}
+
+// TestDumpSignal interrupts backtrail dump, run as a command, with SIGINT
+// and SIGTERM at several points of a dump of 500 threads: each time the
+// command ends, at once, with success or with the message that the
+// process was released, and no thread of the target is left traced or
+// stopped.
+func TestDumpSignal(t *testing.T) {
+	pid := startParked(t, "-t", "500", "-d", "20")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	interrupted, early := 0, 0
+	for i, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM, os.Interrupt, syscall.SIGTERM, os.Interrupt, syscall.SIGTERM} {
+		for _, freeze := range []string{"--freeze=false", "--freeze=true"} {
+			cmd := exec.Command(self, "dump", freeze, strconv.Itoa(pid))
+			cmd.Env = append(os.Environ(), "BACKTRAIL_TEST_AS_CLI=1")
+			var stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(time.Duration(50+i*30) * time.Millisecond)
+			cmd.Process.Signal(sig)
+			err := cmd.Wait()
+			var exit *exec.ExitError
+			switch {
+			case err == nil:
+			case strings.Contains(stderr.String(), "interrupted; the process was released"):
+				interrupted++
+			case errors.As(err, &exit) && exit.ExitCode() == -1 && stderr.Len() == 0:
+				// The signal came before main installed its handler, on
+				// a machine slow to start the binary.
+				early++
+			default:
+				t.Errorf("%v %s: %v: %s", sig, freeze, err, stderr.String())
+			}
+			checkReleased(t, pid)
+		}
+	}
+	t.Logf("%d of 12 dumps were interrupted midway, %d before they started", interrupted, early)
+}
+
+// checkReleased fails if a thread of pid is traced or in a stop.
+func checkReleased(t *testing.T, pid int) {
+	t.Helper()
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/status", pid))
+	if len(tasks) == 0 {
+		t.Fatalf("process %d has no threads", pid)
+	}
+	for _, f := range tasks {
+		b, _ := os.ReadFile(f)
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "TracerPid:"); ok && strings.TrimSpace(v) != "0" {
+				t.Errorf("%s: traced by %s", f, strings.TrimSpace(v))
+			}
+			if v, ok := strings.CutPrefix(line, "State:"); ok && (strings.Contains(v, "stopped") || strings.Contains(v, "tracing stop")) {
+				t.Errorf("%s: %s", f, strings.TrimSpace(v))
+			}
+		}
 	}
 }
 

@@ -8,7 +8,20 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// Re-executed as the command itself by tests that signal it.
+	if os.Getenv("BACKTRAIL_TEST_AS_CLI") == "1" {
+		main()
+	}
+	// backtrail dump keeps uncompressed debug files in the user's cache:
+	// the tests' go to a directory of their own.
+	cache, err := os.MkdirTemp("", "backtrail-cmd-cache-")
+	if err == nil {
+		os.Setenv("XDG_CACHE_HOME", cache)
+	}
 	code := m.Run()
+	if err == nil {
+		os.RemoveAll(cache)
+	}
 	pgtest.Stop()
 	os.Exit(code)
 }

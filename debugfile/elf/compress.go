@@ -1,10 +1,12 @@
 package elf
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 
@@ -218,4 +220,148 @@ func unzstd(dst, src []byte) error {
 		copy(dst, out) // the decoder moved to a buffer of its own
 	}
 	return nil
+}
+
+// HasCompressedSections reports whether any section has SHF_COMPRESSED, the
+// sections WriteDecompressed inflates.
+func (f *File) HasCompressedSections() bool {
+	for _, s := range f.Sections {
+		if s.Flags&SHF_COMPRESSED != 0 && s.Type != SHT_NOBITS {
+			return true
+		}
+	}
+	return false
+}
+
+// WriteDecompressed writes a copy of the file to w in which every
+// SHF_COMPRESSED section is stored inflated, as objcopy
+// --decompress-debug-sections does: readers of the copy map its debug
+// sections instead of inflating them again, which for a distribution's
+// libc debug file is most of the cost of a first query. Legacy ".zdebug"
+// sections are copied as they are.
+//
+// Everything up to the end of the program header table and of the last
+// SHF_ALLOC section keeps its offset, so segments still describe the same
+// bytes; the other sections follow in their original order, then the
+// section header table. Only files whose section headers have the
+// standard size are supported.
+func (f *File) WriteDecompressed(w io.Writer) error {
+	if f.closed.Load() {
+		return ErrClosed
+	}
+	lay := layout64
+	if f.Class == ELFCLASS32 {
+		lay = layout32
+	}
+	if len(f.Sections) == 0 {
+		_, err := w.Write(f.data)
+		return err
+	}
+	if n := f.ByteOrder.Uint16(f.data[lay.phentsize+4:]); int(n) != lay.shdrSize {
+		return &FormatError{Off: lay.phentsize + 4, Msg: "WriteDecompressed: e_shentsize is not the standard size", Val: n}
+	}
+	prefix := uint64(lay.size)
+	for _, p := range f.Progs {
+		prefix = max(prefix, p.hdrOff+uint64(lay.phdrSize))
+	}
+	for _, s := range f.Sections {
+		if s.Flags&SHF_ALLOC != 0 && s.Type != SHT_NOBITS {
+			if s.Flags&SHF_COMPRESSED != 0 {
+				return &FormatError{Off: s.hdrOff, Msg: fmt.Sprintf("section %d (%q): SHF_COMPRESSED with SHF_ALLOC", s.Index, s.Name)}
+			}
+			prefix = max(prefix, s.Offset+s.Size)
+		}
+	}
+	if prefix > uint64(len(f.data)) {
+		return &FormatError{Off: 0, Msg: fmt.Sprintf("WriteDecompressed: headers and allocated sections end past the end of the file (size %#x) at", len(f.data)), Val: prefix}
+	}
+
+	// Lay the other sections out after the prefix, then write.
+	type placed struct {
+		off, size, align uint64
+		flags            SectionFlag
+		c                *Compression
+	}
+	out := make([]placed, len(f.Sections))
+	pos := prefix
+	for i, s := range f.Sections {
+		p := placed{off: s.Offset, size: s.Size, align: s.Addralign, flags: s.Flags}
+		if s.Type != SHT_NULL && s.Type != SHT_NOBITS && s.Flags&SHF_ALLOC == 0 && i > 0 {
+			if s.Flags&SHF_COMPRESSED != 0 {
+				c, err := s.Compression()
+				if err != nil {
+					return err
+				}
+				p.size, p.align, p.flags, p.c = c.Size, c.Addralign, s.Flags&^SHF_COMPRESSED, c
+			}
+			if p.align > maxCopyAlign {
+				return &FormatError{Off: s.hdrOff, Msg: fmt.Sprintf("WriteDecompressed: section %d (%q): alignment above %#x:", s.Index, s.Name, maxCopyAlign), Val: p.align}
+			}
+			pos = alignUp(pos, p.align)
+			p.off = pos
+			pos += p.size
+		}
+		out[i] = p
+	}
+	newShoff := alignUp(pos, 8)
+
+	bw := bufio.NewWriterSize(w, 1<<20)
+	head := slices.Clone(f.data[:prefix])
+	if f.Class == ELFCLASS32 {
+		f.ByteOrder.PutUint32(head[lay.shoff:], uint32(newShoff))
+	} else {
+		f.ByteOrder.PutUint64(head[lay.shoff:], newShoff)
+	}
+	bw.Write(head)
+	at := prefix
+	pad := func(to uint64) {
+		for ; at < to; at++ {
+			bw.WriteByte(0)
+		}
+	}
+	for i, s := range f.Sections {
+		p := out[i]
+		if p.off < prefix || s.Type == SHT_NOBITS || i == 0 {
+			continue
+		}
+		data, err := f.SectionData(s)
+		if p.c == nil {
+			data, err = s.Data()
+		}
+		if err != nil {
+			return err
+		}
+		pad(p.off)
+		bw.Write(data)
+		at += uint64(len(data))
+	}
+	pad(newShoff)
+	for i, s := range f.Sections {
+		p := out[i]
+		h := slices.Clone(f.data[s.hdrOff : s.hdrOff+uint64(lay.shdrSize)])
+		if f.Class == ELFCLASS32 {
+			f.ByteOrder.PutUint32(h[8:], uint32(p.flags))
+			f.ByteOrder.PutUint32(h[16:], uint32(p.off))
+			f.ByteOrder.PutUint32(h[20:], uint32(p.size))
+			f.ByteOrder.PutUint32(h[32:], uint32(p.align))
+		} else {
+			f.ByteOrder.PutUint64(h[8:], uint64(p.flags))
+			f.ByteOrder.PutUint64(h[24:], p.off)
+			f.ByteOrder.PutUint64(h[32:], p.size)
+			f.ByteOrder.PutUint64(h[48:], p.align)
+		}
+		bw.Write(h)
+	}
+	return bw.Flush()
+}
+
+// maxCopyAlign bounds the alignment WriteDecompressed pads a section to:
+// real sections ask for a few bytes, a page at most.
+const maxCopyAlign = 1 << 16
+
+func alignUp(n, align uint64) uint64 {
+	if align <= 1 || align&(align-1) != 0 {
+		return n
+	}
+	return (n + align - 1) &^ (align - 1)
 }

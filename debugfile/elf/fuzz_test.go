@@ -1,6 +1,7 @@
 package elf_test
 
 import (
+	"bytes"
 	"errors"
 	"testing"
 	"unsafe"
@@ -132,6 +133,28 @@ func exercise(t *testing.T, data []byte, f *elf.File) {
 	for _, name := range []string{"debug_info", "debug_line", "debug_str"} {
 		_, err := f.DWARFSection(name)
 		checkErr("DWARFSection", err)
+	}
+	var copied bytes.Buffer
+	if err := f.WriteDecompressed(&copied); err == nil {
+		g, err := elf.NewFile(copied.Bytes())
+		switch {
+		case err != nil:
+			t.Errorf("WriteDecompressed wrote a file NewFile rejects: %v", err)
+		case len(g.Sections) != len(f.Sections) || g.HasCompressedSections():
+			t.Errorf("WriteDecompressed: %d sections (compressed: %v), want %d uncompressed", len(g.Sections), g.HasCompressedSections(), len(f.Sections))
+		default:
+			for i, s := range f.Sections {
+				want, err := f.SectionData(s)
+				if err != nil || s.Flags&elf.SHF_COMPRESSED == 0 {
+					continue
+				}
+				if have, err := g.Sections[i].Data(); err != nil || !bytes.Equal(have, want) {
+					t.Errorf("WriteDecompressed: section %d: %d bytes (%v), want %d", i, len(have), err, len(want))
+				}
+			}
+		}
+	} else {
+		checkErr("WriteDecompressed", err)
 	}
 	_ = f.Features()
 	base := f.ImageBase()

@@ -536,6 +536,74 @@ func TestGCCCompressed(t *testing.T) {
 	}
 }
 
+// TestWriteDecompressed inflates compressed executables, a compressed
+// debug file and a 32-bit object, and checks the copies against readelf,
+// against the uncompressed originals' DWARF, and, for executables, that
+// they still run.
+func TestWriteDecompressed(t *testing.T) {
+	exe := gccHello(t, "hello")
+	want := mustRun(t, exe)
+	debug := objcopied(t, "objcopy", exe, "hello.debug", "--only-keep-debug")
+	src := helloC(t)
+	obj32 := buildFixture(t, "hello32.o", []string{"gcc"}, func(out string) error {
+		return runErr("gcc", "-m32", "-g", "-O1", "-c", "-o", out, src)
+	})
+	for _, tt := range []struct {
+		name, plain, mode string
+		runs              bool
+	}{
+		{"exe-zlib", exe, "zlib-gabi", true},
+		{"exe-zstd", exe, "zstd", true},
+		{"debug-zlib", debug, "zlib-gabi", false},
+		{"obj32-zlib", obj32, "zlib-gabi", false},
+		{"exe-uncompressed", exe, "none", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			in := objcopied(t, "objcopy", tt.plain, tt.name, "--compress-debug-sections="+tt.mode)
+			f := open(t, in)
+			if has := f.HasCompressedSections(); has != (tt.mode != "none") {
+				t.Errorf("%s: HasCompressedSections() = %v", in, has)
+			}
+			var buf bytes.Buffer
+			if err := f.WriteDecompressed(&buf); err != nil {
+				t.Fatalf("%s: WriteDecompressed: %v", in, err)
+			}
+			out := filepath.Join(t.TempDir(), tt.name)
+			if err := os.WriteFile(out, buf.Bytes(), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			g := open(t, out)
+			if g.HasCompressedSections() {
+				t.Errorf("%s: still has compressed sections", out)
+			}
+			checkSections(t, g, out)
+			p := open(t, tt.plain)
+			for _, s := range p.Sections {
+				if !strings.HasPrefix(s.Name, ".debug_") {
+					continue
+				}
+				w, _ := p.SectionData(s)
+				gs := g.Section(s.Name)
+				if gs == nil {
+					t.Errorf("%s: no %s", out, s.Name)
+					continue
+				}
+				if h, err := gs.Data(); err != nil || !bytes.Equal(h, w) {
+					t.Errorf("%s %s: %d bytes (%v), want the %d of %s", out, s.Name, len(h), err, len(w), tt.plain)
+				}
+			}
+			if have, want := mustRun(t, "readelf", "--debug-dump=info,line", out), mustRun(t, "readelf", "--debug-dump=info,line", tt.plain); have != want {
+				t.Errorf("readelf --debug-dump of %s differs from that of %s", out, tt.plain)
+			}
+			if tt.runs {
+				if have := mustRun(t, out); have != want {
+					t.Errorf("%s prints %q, want %q", out, have, want)
+				}
+			}
+		})
+	}
+}
+
 // TestGCCDebugFile splits hello into a stripped executable that links to a
 // separate debug file, the way distributions ship them.
 func TestGCCDebugFile(t *testing.T) {
