@@ -271,6 +271,7 @@ func FuzzDecode(f *testing.F) {
 			return
 		}
 		_ = r.Validate()
+		checkSameJSON(t, r)
 		var buf bytes.Buffer
 		if err := report.Encode(&buf, r); err != nil {
 			t.Fatalf("Encode of a decoded report: %v", err)
