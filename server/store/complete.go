@@ -1,11 +1,11 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/backtrail/backtrail/report"
@@ -25,6 +25,10 @@ type result struct {
 	prevFP, prevRelease    string
 	prevTS                 int64
 }
+
+// reportBufs holds buffers for encoding processed reports (tens of KB
+// each) before compression.
+var reportBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // completeTries bounds the attempts at a Complete transaction that
 // PostgreSQL aborted as a deadlock victim.
@@ -58,11 +62,15 @@ func (db *DB) Complete(ctx context.Context, ps []*server.Processed) error {
 		seen[p.ID] = true
 		r := &result{p: p}
 		if p.Err == nil {
-			var buf bytes.Buffer
-			if err := report.Encode(&buf, p.Report); err != nil {
+			bp := reportBufs.Get().(*[]byte)
+			b, err := report.AppendJSON((*bp)[:0], p.Report)
+			if err != nil {
+				reportBufs.Put(bp)
 				return fmt.Errorf("encode report: %w", err)
 			}
-			r.data = db.enc.EncodeAll(buf.Bytes(), nil)
+			r.data = db.enc.EncodeAll(b, nil)
+			*bp = b
+			reportBufs.Put(bp)
 		}
 		rs = append(rs, r)
 	}
@@ -448,12 +456,7 @@ func (db *DB) completeOK(ctx context.Context, tx *sql.Tx, rs []*result) error {
 			return fmt.Errorf("events: %w", err)
 		}
 	} else {
-		st, err := tx.PrepareContext(ctx, `UPDATE events SET state = 2, issue_id = ?, kind = ?, timestamp = ?, release = ?, title = ?, error = '', data = ?,
-			lease_owner = NULL, lease_until = NULL WHERE id = ?`)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
+		st := tx.StmtContext(ctx, db.stmts.completeEvent)
 		for i, r := range rs {
 			rep := r.p.Report
 			if _, err := st.ExecContext(ctx, issues[issueKey{r.p.ProjectID, r.p.Fingerprint}].id, string(rep.Kind), times[i], rep.Release, r.p.Title, r.data, r.p.ID); err != nil {
@@ -463,6 +466,10 @@ func (db *DB) completeOK(ctx context.Context, tx *sql.Tx, rs []*result) error {
 	}
 	return db.completeMissing(ctx, tx, rs, times)
 }
+
+// sqliteCompleteEvent records one processed event (Complete, SQLite).
+const sqliteCompleteEvent = `UPDATE events SET state = 2, issue_id = ?, kind = ?, timestamp = ?, release = ?, title = ?, error = '', data = ?,
+	lease_owner = NULL, lease_until = NULL WHERE id = ?`
 
 // completeMissing records the modules the events lacked symbols for. An
 // event reprocessed while it still lacks a module was counted for it
