@@ -105,6 +105,15 @@ func (m *marshalerError) Unwrap() error { return m.err }
 
 const hexDigits = "0123456789abcdef"
 
+// plain marks the bytes a JSON string holds as they are: ASCII but
+// control characters, quote and backslash.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // string appends s quoted as encoding/json does without HTML escaping:
 // control characters escaped, invalid UTF-8 replaced by U+FFFD, U+2028
 // and U+2029 escaped for JavaScript.
@@ -113,11 +122,11 @@ func (e *appender) string(s string) {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
+		if plain[c] {
+			i++
+			continue
+		}
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '"', '\\':
