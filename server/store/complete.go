@@ -1,11 +1,11 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/backtrail/backtrail/report"
@@ -25,6 +25,10 @@ type result struct {
 	prevFP, prevRelease    string
 	prevTS                 int64
 }
+
+// reportBufs holds buffers for encoding processed reports (tens of KB
+// each) before compression.
+var reportBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // completeTries bounds the attempts at a Complete transaction that
 // PostgreSQL aborted as a deadlock victim.
@@ -58,11 +62,15 @@ func (db *DB) Complete(ctx context.Context, ps []*server.Processed) error {
 		seen[p.ID] = true
 		r := &result{p: p}
 		if p.Err == nil {
-			var buf bytes.Buffer
-			if err := report.Encode(&buf, p.Report); err != nil {
+			bp := reportBufs.Get().(*[]byte)
+			b, err := report.AppendJSON((*bp)[:0], p.Report)
+			if err != nil {
+				reportBufs.Put(bp)
 				return fmt.Errorf("encode report: %w", err)
 			}
-			r.data = db.enc.EncodeAll(buf.Bytes(), nil)
+			r.data = db.enc.EncodeAll(b, nil)
+			*bp = b
+			reportBufs.Put(bp)
 		}
 		rs = append(rs, r)
 	}
@@ -302,6 +310,41 @@ func (db *DB) completeOK(ctx context.Context, tx *sql.Tx, rs []*result) error {
 		}
 		return keys[i].fp < keys[j].fp
 	})
+	if err := db.issueIDs(ctx, tx, keys, issues); err != nil {
+		return err
+	}
+
+	// The events themselves.
+	if db.dialect == "postgres" {
+		es := &rowSet{types: []string{"bigint", "bigint", "bigint", "text", "bigint", "text", "text", "bytea"}}
+		for i, r := range rs {
+			rep := r.p.Report
+			es.add(r.p.ID, r.recv, issues[issueKey{r.p.ProjectID, r.p.Fingerprint}].id, string(rep.Kind), times[i], rep.Release, r.p.Title, r.data)
+		}
+		src, args := db.source(es)
+		if _, err := tx.ExecContext(ctx, db.q(`UPDATE events e SET state = 2, issue_id = v.issue_id, kind = v.kind, timestamp = v.ts,
+				release = v.release, title = v.title, error = '', data = v.data
+			FROM (`+src+`) AS v (id, received_at, issue_id, kind, ts, release, title, data)
+			WHERE e.id = v.id AND e.received_at = v.received_at`), args...); err != nil {
+			return fmt.Errorf("events: %w", err)
+		}
+	} else {
+		st := tx.StmtContext(ctx, db.stmts.completeEvent)
+		for i, r := range rs {
+			rep := r.p.Report
+			if _, err := st.ExecContext(ctx, issues[issueKey{r.p.ProjectID, r.p.Fingerprint}].id, string(rep.Kind), times[i], rep.Release, r.p.Title, r.data, r.p.ID); err != nil {
+				return err
+			}
+		}
+	}
+	if err := db.completeMissing(ctx, tx, rs, times); err != nil {
+		return err
+	}
+
+	// The counters last: the issue upsert locks the issues' rows until
+	// the commit, and other replicas completing events of the same issues
+	// wait for them, so the locks are taken as late as possible, in key
+	// order.
 	is := &rowSet{types: []string{"bigint", "text", "text", "text", "text", "text", "bigint", "bigint", "bigint", "text", "text", "bigint"}}
 	for _, k := range keys {
 		a := issues[k]
@@ -433,36 +476,72 @@ func (db *DB) completeOK(ctx context.Context, tx *sql.Tx, rs []*result) error {
 		}
 	}
 
-	// The events themselves.
-	if db.dialect == "postgres" {
-		es := &rowSet{types: []string{"bigint", "bigint", "bigint", "text", "bigint", "text", "text", "bytea"}}
-		for i, r := range rs {
-			rep := r.p.Report
-			es.add(r.p.ID, r.recv, issues[issueKey{r.p.ProjectID, r.p.Fingerprint}].id, string(rep.Kind), times[i], rep.Release, r.p.Title, r.data)
+	return nil
+}
+
+// issueIDs sets the id of each issue of the batch, creating the issues
+// that do not exist yet with no events. It reads existing issues without
+// locking them: Complete updates their counters at the end of its
+// transaction.
+func (db *DB) issueIDs(ctx context.Context, tx *sql.Tx, keys []issueKey, issues map[issueKey]*issueAgg) error {
+	find := func(keys []issueKey) ([]issueKey, error) {
+		ks := &rowSet{types: []string{"bigint", "text"}}
+		for _, k := range keys {
+			ks.add(k.project, k.fp)
 		}
-		src, args := db.source(es)
-		if _, err := tx.ExecContext(ctx, db.q(`UPDATE events e SET state = 2, issue_id = v.issue_id, kind = v.kind, timestamp = v.ts,
-				release = v.release, title = v.title, error = '', data = v.data
-			FROM (`+src+`) AS v (id, received_at, issue_id, kind, ts, release, title, data)
-			WHERE e.id = v.id AND e.received_at = v.received_at`), args...); err != nil {
-			return fmt.Errorf("events: %w", err)
-		}
-	} else {
-		st, err := tx.PrepareContext(ctx, `UPDATE events SET state = 2, issue_id = ?, kind = ?, timestamp = ?, release = ?, title = ?, error = '', data = ?,
-			lease_owner = NULL, lease_until = NULL WHERE id = ?`)
+		src, args := db.source(ks)
+		rows, err := tx.QueryContext(ctx, db.q(`SELECT id, project_id, fingerprint FROM issues WHERE (project_id, fingerprint) IN (`+src+`)`), args...)
 		if err != nil {
-			return err
+			return nil, fmt.Errorf("issues: %w", err)
 		}
-		defer st.Close()
-		for i, r := range rs {
-			rep := r.p.Report
-			if _, err := st.ExecContext(ctx, issues[issueKey{r.p.ProjectID, r.p.Fingerprint}].id, string(rep.Kind), times[i], rep.Release, r.p.Title, r.data, r.p.ID); err != nil {
-				return err
+		defer rows.Close()
+		for rows.Next() {
+			var k issueKey
+			var id int64
+			if err := rows.Scan(&id, &k.project, &k.fp); err != nil {
+				return nil, err
+			}
+			if a := issues[k]; a != nil {
+				a.id = id
 			}
 		}
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		var missing []issueKey
+		for _, k := range keys {
+			if issues[k].id == 0 {
+				missing = append(missing, k)
+			}
+		}
+		return missing, nil
 	}
-	return db.completeMissing(ctx, tx, rs, times)
+	missing, err := find(keys)
+	if err != nil || len(missing) == 0 {
+		return err
+	}
+	is := &rowSet{types: []string{"bigint", "text", "text", "text", "text", "text", "bigint", "bigint", "bigint", "text", "text", "bigint"}}
+	for _, k := range missing {
+		a := issues[k]
+		is.add(k.project, k.fp, a.kind, a.title, a.culprit, string(server.StatusUnresolved), int64(0), a.first, a.last, a.firstRelease, a.lastRel, int64(a.groupingVersion))
+	}
+	src, args := db.source(is)
+	if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO issues (project_id, fingerprint, kind, title, culprit, status, count, first_seen, last_seen, first_release, last_release, grouping_version)
+		`+src+` ON CONFLICT (project_id, fingerprint) DO NOTHING`), args...); err != nil {
+		return fmt.Errorf("new issues: %w", err)
+	}
+	if missing, err = find(missing); err != nil {
+		return err
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("issue %q of project %d: not found after its insert", missing[0].fp, missing[0].project)
+	}
+	return nil
 }
+
+// sqliteCompleteEvent records one processed event (Complete, SQLite).
+const sqliteCompleteEvent = `UPDATE events SET state = 2, issue_id = ?, kind = ?, timestamp = ?, release = ?, title = ?, error = '', data = ?,
+	lease_owner = NULL, lease_until = NULL WHERE id = ?`
 
 // completeMissing records the modules the events lacked symbols for. An
 // event reprocessed while it still lacks a module was counted for it

@@ -34,12 +34,7 @@ func (db *DB) Accept(ctx context.Context, evs []*server.Incoming) ([]bool, error
 		return db.pgAccept(ctx, evs, raws)
 	}
 	err := db.gatedTx(ctx, true, func(tx *sql.Tx) error {
-		st, err := tx.PrepareContext(ctx, db.q(`INSERT INTO events (project_id, event_id, format, state, received_at, timestamp, raw)
-			VALUES (?, ?, ?, 0, ?, ?, ?) ON CONFLICT (project_id, event_id) DO NOTHING`))
-		if err != nil {
-			return err
-		}
-		defer st.Close()
+		st := tx.StmtContext(ctx, db.stmts.accept)
 		for i, e := range evs {
 			at := ms2(e.Received)
 			res, err := st.ExecContext(ctx, e.ProjectID, e.EventID, e.Format, at, at, raws[i])
@@ -57,6 +52,27 @@ func (db *DB) Accept(ctx context.Context, evs []*server.Incoming) ([]bool, error
 	return dup, err
 }
 
+// sqliteAccept inserts one event (Accept, SQLite).
+const sqliteAccept = `INSERT INTO events (project_id, event_id, format, state, received_at, timestamp, raw)
+	VALUES (?, ?, ?, 0, ?, ?, ?) ON CONFLICT (project_id, event_id) DO NOTHING`
+
+// sqliteClaimFail and sqliteClaim are Claim's statements on SQLite. Every
+// condition on state repeats "state < 2" so that SQLite uses the partial
+// index events_queue; an OR of the queued and the expired rows would scan
+// the whole table instead, under the write lock. Queued and expired rows
+// are found by one index search each, merged in id order.
+const (
+	sqliteClaimFail = `UPDATE events SET state = 3, error = 'processing did not finish after repeated attempts'
+	WHERE state < 2 AND state = 1 AND lease_until < ? AND attempts >= ?`
+	sqliteClaim = `UPDATE events SET state = 1, lease_owner = ?, lease_until = ?, attempts = attempts + 1
+	WHERE id IN (
+		SELECT id FROM (SELECT id FROM events WHERE state < 2 AND state = 0 ORDER BY id LIMIT ?)
+		UNION ALL
+		SELECT id FROM (SELECT id FROM events WHERE state < 2 AND state = 1 AND lease_until < ? ORDER BY id LIMIT ?)
+		ORDER BY id LIMIT ?)
+	RETURNING id, project_id, event_id, format, raw, received_at, attempts`
+)
+
 // Claim leases up to n queued events, oldest first, and events whose lease
 // expired. Events leased maxAttempts times are marked failed instead.
 func (db *DB) Claim(ctx context.Context, worker string, n int, lease time.Duration) ([]*server.Queued, error) {
@@ -66,23 +82,10 @@ func (db *DB) Claim(ctx context.Context, worker string, n int, lease time.Durati
 	now := db.Now()
 	var out []*server.Queued
 	err := db.tx(ctx, func(tx *sql.Tx) error {
-		// Every condition on state repeats "state < 2" so that SQLite
-		// uses the partial index events_queue; an OR of the queued and
-		// the expired rows would scan the whole table instead, under the
-		// write lock. Queued and expired rows are found by one index
-		// search each, merged in id order.
-		if _, err := tx.ExecContext(ctx, `UPDATE events SET state = 3, error = 'processing did not finish after repeated attempts'
-			WHERE state < 2 AND state = 1 AND lease_until < ? AND attempts >= ?`, ms2(now), maxAttempts); err != nil {
+		if _, err := tx.StmtContext(ctx, db.stmts.claimFail).ExecContext(ctx, ms2(now), maxAttempts); err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, `UPDATE events SET state = 1, lease_owner = ?, lease_until = ?, attempts = attempts + 1
-			WHERE id IN (
-				SELECT id FROM (SELECT id FROM events WHERE state < 2 AND state = 0 ORDER BY id LIMIT ?)
-				UNION ALL
-				SELECT id FROM (SELECT id FROM events WHERE state < 2 AND state = 1 AND lease_until < ? ORDER BY id LIMIT ?)
-				ORDER BY id LIMIT ?)
-			RETURNING id, project_id, event_id, format, raw, received_at, attempts`,
-			worker, ms2(now.Add(lease)), n, ms2(now), n, n)
+		rows, err := tx.StmtContext(ctx, db.stmts.claim).QueryContext(ctx, worker, ms2(now.Add(lease)), n, ms2(now), n, n)
 		if err != nil {
 			return err
 		}
