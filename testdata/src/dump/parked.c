@@ -26,6 +26,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <dirent.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -182,6 +183,42 @@ static void *heartbeat_main(void *arg) {
 	return NULL;
 }
 
+// workers_reading waits (up to 5 s) until every worker blocks in read(2),
+// as /proc/self/task/TID/syscall shows: a worker counts itself parked just
+// before it reads, and "ready" must mean every stack is at its park site.
+static void workers_reading(void) {
+	struct timespec ms = {0, 1000000};
+	for (int tries = 0; tries < 5000; tries++) {
+		DIR *d = opendir("/proc/self/task");
+		if (d == NULL)
+			return;
+		int busy = 0;
+		struct dirent *e;
+		while (!busy && (e = readdir(d)) != NULL) {
+			char path[300], buf[64] = {0};
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+			FILE *f = fopen(path, "r");
+			if (f == NULL)
+				continue;
+			int worker = fgets(buf, sizeof buf, f) != NULL && strncmp(buf, "worker-", 7) == 0;
+			fclose(f);
+			if (!worker)
+				continue;
+			snprintf(path, sizeof path, "/proc/self/task/%s/syscall", e->d_name);
+			f = fopen(path, "r");
+			busy = f == NULL || fgets(buf, sizeof buf, f) == NULL || strncmp(buf, "0 ", 2) != 0;
+			if (f != NULL)
+				fclose(f);
+		}
+		closedir(d);
+		if (!busy)
+			return;
+		nanosleep(&ms, NULL);
+	}
+}
+
 int main(int argc, char **argv) {
 	int nthreads = 4, depth = 5, vary = 0, sigthread = 0, churn = 0;
 	int opt;
@@ -241,6 +278,7 @@ int main(int argc, char **argv) {
 	while (parked_count < want)
 		pthread_cond_wait(&cv, &mu);
 	pthread_mutex_unlock(&mu);
+	workers_reading();
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
 
