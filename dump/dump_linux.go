@@ -523,19 +523,7 @@ func captureFrozen(ctx context.Context, pid int, maps []Mapping, stackWindow int
 			break
 		}
 	}
-	slices.SortFunc(order, func(a, b int) int {
-		switch {
-		case a == b:
-			return 0
-		case a == pid:
-			return -1
-		case b == pid:
-			return 1
-		case a < b:
-			return -1
-		}
-		return 1
-	})
+	sortTIDs(order, pid)
 	var snaps []snapshot
 	var at []time.Time
 	scratch := make([]byte, stackWindow+redZone)

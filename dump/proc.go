@@ -161,19 +161,7 @@ func tasks(pid int) ([]int, error) {
 			tids = append(tids, tid)
 		}
 	}
-	slices.SortFunc(tids, func(a, b int) int {
-		switch {
-		case a == b:
-			return 0
-		case a == pid:
-			return -1
-		case b == pid:
-			return 1
-		case a < b:
-			return -1
-		}
-		return 1
-	})
+	sortTIDs(tids, pid)
 	return tids, nil
 }
 
@@ -214,4 +202,22 @@ func filePath(pid int, m *Mapping) string {
 		return p
 	}
 	return ""
+}
+
+// sortTIDs orders thread ids as the output lists them: the main thread
+// (whose id is the process id) first, then the others by id.
+func sortTIDs(tids []int, pid int) {
+	slices.SortFunc(tids, func(a, b int) int {
+		switch {
+		case a == b:
+			return 0
+		case a == pid:
+			return -1
+		case b == pid:
+			return 1
+		case a < b:
+			return -1
+		}
+		return 1
+	})
 }

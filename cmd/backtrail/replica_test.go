@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"database/sql"
@@ -18,62 +17,6 @@ import (
 	"github.com/backtrail/backtrail/internal/pgtest"
 	"github.com/backtrail/backtrail/report"
 )
-
-// replica is one `backtrail serve` child process of a replica set.
-type replica struct {
-	cmd  *exec.Cmd
-	url  string
-	key  string
-	done chan struct{}
-	logs *bytes.Buffer
-}
-
-// startReplica starts `backtrail serve` with args (after --addr) and waits
-// for its banner.
-func startReplica(t *testing.T, exe string, args ...string) *replica {
-	t.Helper()
-	cmd := exec.Command(exe, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &replica{cmd: cmd, done: make(chan struct{}), logs: new(bytes.Buffer)}
-	cmd.Stderr = &lockedWriter{w: r.logs}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-r.done
-		if t.Failed() {
-			t.Logf("replica %s log:\n%s", r.url, r.logs)
-		}
-	})
-	banner := make(chan []string, 1)
-	go func() {
-		defer close(r.done)
-		var out bytes.Buffer
-		sc := bufio.NewScanner(stdout)
-		sent := false
-		for sc.Scan() {
-			out.WriteString(sc.Text() + "\n")
-			if m := serveBanner.FindStringSubmatch(out.String()); m != nil && !sent {
-				banner <- m
-				sent = true
-			}
-		}
-		cmd.Wait()
-	}()
-	select {
-	case m := <-banner:
-		r.url, r.key = m[1], m[2]
-	case <-r.done:
-		t.Fatalf("serve exited before serving:\n%s", r.logs)
-	case <-time.After(2 * time.Minute):
-		t.Fatalf("serve did not start:\n%s", r.logs)
-	}
-	return r
-}
 
 // TestReplicasKill runs two `backtrail serve` replicas on one PostgreSQL
 // database and one data directory, ingests into both, and kill -9s one of
@@ -104,13 +47,13 @@ func TestReplicasKill(t *testing.T) {
 		t.Fatalf("db migrate printed %s (%v)", out, err)
 	}
 	args := []string{"--data", dir, "--db", dsn, "--admin-token", token, "--lease", "2s"}
-	rs := make([]*replica, 2)
+	rs := make([]*serveProcess, 2)
 	var wg sync.WaitGroup
 	for i := range rs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rs[i] = startReplica(t, exe, args...)
+			rs[i] = startServe(t, exe, args...)
 		}()
 	}
 	wg.Wait()
@@ -130,7 +73,7 @@ func TestReplicasKill(t *testing.T) {
 	var nacked atomic.Int64
 	leasesAtKill := make(chan string, 1)
 	client := &http.Client{Timeout: 30 * time.Second}
-	send := func(r *replica, body []byte) bool {
+	send := func(r *serveProcess, body []byte) bool {
 		req, _ := http.NewRequest("POST", r.url+"/api/v1/reports", bytes.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+r.key)
 		resp, err := client.Do(req)

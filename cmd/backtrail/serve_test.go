@@ -43,11 +43,11 @@ type serveProcess struct {
 
 var serveBanner = regexp.MustCompile(`(?m)^backtrail serving at (http://\S+)\n(?s:.*)DSN:\s+http://([0-9a-f]+)@`)
 
-// startServe starts `backtrail serve` on a free port over dir and waits
-// until it prints where it serves.
-func startServe(t *testing.T, exe, dir, token string) *serveProcess {
+// startServe starts `backtrail serve --addr 127.0.0.1:0` with args and
+// waits until it prints where it serves; its log is shown if the test fails.
+func startServe(t *testing.T, exe string, args ...string) *serveProcess {
 	t.Helper()
-	cmd := exec.Command(exe, "serve", "--addr", "127.0.0.1:0", "--data", dir, "--admin-token", token)
+	cmd := exec.Command(exe, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -60,6 +60,9 @@ func startServe(t *testing.T, exe, dir, token string) *serveProcess {
 	t.Cleanup(func() {
 		cmd.Process.Kill()
 		<-p.done
+		if t.Failed() {
+			t.Logf("serve %s log:\n%s", p.url, p.logs)
+		}
 	})
 	banner := make(chan []string, 1)
 	go func() {
@@ -81,8 +84,8 @@ func startServe(t *testing.T, exe, dir, token string) *serveProcess {
 		p.url, p.key = m[1], m[2]
 	case <-p.done:
 		t.Fatalf("backtrail serve exited: %s", p.logs)
-	case <-time.After(30 * time.Second):
-		t.Fatalf("backtrail serve printed no banner in 30 s: %s", p.logs)
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("backtrail serve printed no banner in 2 minutes: %s", p.logs)
 	}
 	return p
 }
@@ -118,7 +121,7 @@ func TestServeDurability(t *testing.T) {
 	exe := buildBacktrail(t)
 	dir := t.TempDir()
 	token := "durability-test-token"
-	srv := startServe(t, exe, dir, token)
+	srv := startServe(t, exe, "--data", dir, "--admin-token", token)
 
 	const senders = 4
 	const killAfter = 200 // acknowledged events
@@ -175,7 +178,7 @@ func TestServeDurability(t *testing.T) {
 	wg.Wait()
 	t.Logf("sent %d events, %d acknowledged before and while the server was killed", sent, len(acked))
 
-	srv = startServe(t, exe, dir, token)
+	srv = startServe(t, exe, "--data", dir, "--admin-token", token)
 	get := func(path string, v any) (int, error) {
 		req, _ := http.NewRequest("GET", srv.url+path, nil)
 		req.Header.Set("Authorization", "Bearer "+token)
