@@ -71,17 +71,8 @@ func nativeEvent(id, exe string, load uint64, addrs []uint64, codeID, debugID st
 func TestNativeELF(t *testing.T) {
 	t.Parallel()
 	testenv.Tool(t, "llvm-symbolizer-14")
-	b := fixture.Build(t, fixture.Spec{Lang: "c", Compiler: "gcc", Opt: 2, Split: true})
-	codeID := buildID(t, b.Path)
-	vmaddr := loadVMAddr(t, b.Path)
-	const load = 0x5581_2000_0000
-	fileAddrs := pickAddrs(t, b.Path, b.Debug, "x86_64", "parse_digits", "opcode_eval", "fib", "main")
-	var addrs, asked []uint64
-	for i, a := range fileAddrs {
-		addrs = append(addrs, a-vmaddr+load)
-		asked = append(asked, callSite(a, "x86_64", i == 0))
-	}
-	want := llvmSymbolize(t, b.Debug, asked)
+	c := newNativeCrash(t)
+	b, codeID, load, addrs, want := c.bin, c.codeID, c.load, c.addrs, c.want
 
 	srv := servertest.Start(t, servertest.Options{})
 	events := []struct{ name, id, debugID string }{
@@ -132,4 +123,29 @@ func TestNativeELF(t *testing.T) {
 	if len(missing) != 0 {
 		t.Errorf("missing symbols after the upload: %+v", missing)
 	}
+}
+
+// nativeCrash is a crash in a gcc-built ELF fixture with a split debug
+// file: the addresses of four functions' frames at a PIE load address, and
+// what llvm-symbolizer-14 says of each frame from the debug file.
+type nativeCrash struct {
+	bin    fixture.Binary
+	codeID string
+	load   uint64
+	addrs  []uint64      // runtime addresses, the first of the crashing frame
+	want   [][]llvmFrame // llvm-symbolizer's frames per address
+}
+
+func newNativeCrash(t *testing.T) nativeCrash {
+	t.Helper()
+	b := fixture.Build(t, fixture.Spec{Lang: "c", Compiler: "gcc", Opt: 2, Split: true})
+	c := nativeCrash{bin: b, codeID: buildID(t, b.Path), load: 0x5581_2000_0000}
+	vmaddr := loadVMAddr(t, b.Path)
+	var asked []uint64
+	for i, a := range pickAddrs(t, b.Path, b.Debug, "x86_64", "parse_digits", "opcode_eval", "fib", "main") {
+		c.addrs = append(c.addrs, a-vmaddr+c.load)
+		asked = append(asked, callSite(a, "x86_64", i == 0))
+	}
+	c.want = llvmSymbolize(t, b.Debug, asked)
+	return c
 }

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/backtrail/backtrail/internal/fixture"
 	"github.com/backtrail/backtrail/internal/servertest"
 	"github.com/backtrail/backtrail/internal/testenv"
 )
@@ -18,17 +17,8 @@ import (
 func TestUpstreamDebuginfod(t *testing.T) {
 	t.Parallel()
 	testenv.Tool(t, "llvm-symbolizer-14")
-	b := fixture.Build(t, fixture.Spec{Lang: "c", Compiler: "gcc", Opt: 2, Split: true})
-	codeID := buildID(t, b.Path)
-	vmaddr := loadVMAddr(t, b.Path)
-	const load = 0x5581_2000_0000
-	fileAddrs := pickAddrs(t, b.Path, b.Debug, "x86_64", "parse_digits", "opcode_eval", "fib", "main")
-	var addrs, asked []uint64
-	for i, a := range fileAddrs {
-		addrs = append(addrs, a-vmaddr+load)
-		asked = append(asked, callSite(a, "x86_64", i == 0))
-	}
-	want := llvmSymbolize(t, b.Debug, asked)
+	c := newNativeCrash(t)
+	b, codeID, load, addrs, want := c.bin, c.codeID, c.load, c.addrs, c.want
 
 	origin := servertest.Start(t, servertest.Options{})
 	origin.UploadDebugFile(t, nil, b.Debug)
