@@ -25,21 +25,7 @@ func elfObject(f *elf.File) (*Object, error) {
 		}
 	}
 	o.ImageVMAddr = f.ImageBase()
-	var lo, hi uint64
-	first := true
-	for _, p := range f.Progs {
-		if p.Type != elf.PT_LOAD {
-			continue
-		}
-		if first || p.Vaddr < lo {
-			lo = p.Vaddr
-		}
-		hi = max(hi, p.Vaddr+p.Memsz)
-		first = false
-	}
-	if !first {
-		o.ImageSize = hi - lo
-	}
+	o.ImageSize = f.ImageSize()
 	ft := f.Features()
 	o.Features = Features{
 		Symtab:     ft.Symtab || ft.Dynsym,

@@ -81,19 +81,7 @@ func newModule(ef *elf.File, obj *debugfile.Object, open, path string, maps []*M
 	m := &module{open: open, elf: ef, addrs: make(map[uint64][]symbolize.Frame)}
 	m.info = Module{Name: filepath.Base(path), Path: path, Bias: bias, ImageVMAddr: ef.ImageBase(),
 		Start: maps[0].Start, End: maps[len(maps)-1].End}
-	var lo, hi uint64
-	first := true
-	for _, p := range ef.Progs {
-		if p.Type != elf.PT_LOAD {
-			continue
-		}
-		if first || p.Vaddr < lo {
-			lo = p.Vaddr
-		}
-		hi = max(hi, p.Vaddr+p.Memsz)
-		first = false
-	}
-	m.info.ImageSize = hi - lo
+	m.info.ImageSize = ef.ImageSize()
 	ft := ef.Features()
 	m.hasDbg = ft.DWARF
 	m.goBin = ef.Section(".go.buildinfo") != nil || ft.GoPclntab

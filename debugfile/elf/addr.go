@@ -23,6 +23,24 @@ func (f *File) ImageBase() uint64 {
 	return 0
 }
 
+// ImageSize returns the span of the loaded image: from the lowest PT_LOAD
+// address to the end of the highest segment in memory, 0 without segments.
+func (f *File) ImageSize() uint64 {
+	var lo, hi uint64
+	first := true
+	for _, p := range f.Progs {
+		if p.Type != PT_LOAD {
+			continue
+		}
+		if first || p.Vaddr < lo {
+			lo = p.Vaddr
+		}
+		hi = max(hi, p.Vaddr+p.Memsz)
+		first = false
+	}
+	return hi - lo
+}
+
 // IsPIE reports whether the file is position independent, that is ET_DYN:
 // a PIE executable or a shared library. Its addresses are relative to a load
 // bias chosen at run time; an ET_EXEC file runs at its link-time addresses.
