@@ -1,6 +1,7 @@
 package cfi
 
 import (
+	"cmp"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -50,15 +51,7 @@ type Row struct {
 // Rule returns the rule for reg; Kind is RuleUnspecified when the row has
 // none.
 func (r *Row) Rule(reg uint64) RegRule {
-	i, ok := slices.BinarySearchFunc(r.Rules, reg, func(x RegRule, reg uint64) int {
-		switch {
-		case x.Reg < reg:
-			return -1
-		case x.Reg > reg:
-			return 1
-		}
-		return 0
-	})
+	i, ok := slices.BinarySearchFunc(r.Rules, reg, byReg)
 	if ok {
 		return r.Rules[i]
 	}
@@ -73,6 +66,9 @@ func (t *Table) Row(pc uint64) (*Row, error) {
 	}
 	return f.Row(pc)
 }
+
+// byReg orders rules by register, for binary search.
+func byReg(x RegRule, reg uint64) int { return cmp.Compare(x.Reg, reg) }
 
 // state is the register table while instructions run.
 type state struct {
@@ -89,15 +85,7 @@ func (s *state) clone() state {
 }
 
 func (s *state) set(r RegRule) error {
-	i, ok := slices.BinarySearchFunc(s.rules, r.Reg, func(x RegRule, reg uint64) int {
-		switch {
-		case x.Reg < reg:
-			return -1
-		case x.Reg > reg:
-			return 1
-		}
-		return 0
-	})
+	i, ok := slices.BinarySearchFunc(s.rules, r.Reg, byReg)
 	if ok {
 		s.rules[i] = r
 		return nil
