@@ -252,36 +252,15 @@ func (e *appender) report(r *Report) {
 	e.b = append(e.b, '}')
 	if len(r.Modules) > 0 {
 		e.key(&f, "modules")
-		e.b = append(e.b, '[')
-		for i := range r.Modules {
-			if i > 0 {
-				e.b = append(e.b, ',')
-			}
-			e.module(&r.Modules[i])
-		}
-		e.b = append(e.b, ']')
+		appendArray(e, r.Modules, e.module)
 	}
 	if len(r.Threads) > 0 {
 		e.key(&f, "threads")
-		e.b = append(e.b, '[')
-		for i := range r.Threads {
-			if i > 0 {
-				e.b = append(e.b, ',')
-			}
-			e.thread(&r.Threads[i])
-		}
-		e.b = append(e.b, ']')
+		appendArray(e, r.Threads, e.thread)
 	}
 	if len(r.Trail) > 0 {
 		e.key(&f, "trail")
-		e.b = append(e.b, '[')
-		for i := range r.Trail {
-			if i > 0 {
-				e.b = append(e.b, ',')
-			}
-			e.hop(&r.Trail[i])
-		}
-		e.b = append(e.b, ']')
+		appendArray(e, r.Trail, e.hop)
 	}
 	if x := r.Exception; x != nil {
 		e.key(&f, "exception")
@@ -308,14 +287,7 @@ func (e *appender) report(r *Report) {
 	}
 	if len(r.Fingerprint) > 0 {
 		e.key(&f, "fingerprint")
-		e.b = append(e.b, '[')
-		for i, s := range r.Fingerprint {
-			if i > 0 {
-				e.b = append(e.b, ',')
-			}
-			e.string(s)
-		}
-		e.b = append(e.b, ']')
+		appendArray(e, r.Fingerprint, func(s *string) { e.string(*s) })
 	}
 	e.stringMap(&f, "tags", r.Tags)
 	if t := r.Truncated; t != nil {
@@ -361,21 +333,27 @@ func (e *appender) frame(fr *Frame) {
 	e.b = append(e.b, '}')
 }
 
-// frames writes a frame list, which has no omitempty: nil is null.
-func (e *appender) frames(first *bool, fs []Frame) {
-	e.key(first, "frames")
-	if fs == nil {
+// appendArray writes xs as a JSON array, each element by each; like
+// encoding/json, a nil slice is null.
+func appendArray[T any](e *appender, xs []T, each func(*T)) {
+	if xs == nil {
 		e.b = append(e.b, "null"...)
 		return
 	}
 	e.b = append(e.b, '[')
-	for i := range fs {
+	for i := range xs {
 		if i > 0 {
 			e.b = append(e.b, ',')
 		}
-		e.frame(&fs[i])
+		each(&xs[i])
 	}
 	e.b = append(e.b, ']')
+}
+
+// frames writes a frame list, which has no omitempty: nil is null.
+func (e *appender) frames(first *bool, fs []Frame) {
+	e.key(first, "frames")
+	appendArray(e, fs, e.frame)
 }
 
 func (e *appender) thread(t *Thread) {
@@ -422,12 +400,7 @@ func (e *appender) hang(h *Hang) {
 	e.optStr(&f, "request", h.Request)
 	if len(h.Samples) > 0 {
 		e.key(&f, "samples")
-		e.b = append(e.b, '[')
-		for i := range h.Samples {
-			s := &h.Samples[i]
-			if i > 0 {
-				e.b = append(e.b, ',')
-			}
+		appendArray(e, h.Samples, func(s *Sample) {
 			e.b = append(e.b, '{')
 			g := true
 			e.time(&g, "timestamp", s.Timestamp)
@@ -435,8 +408,7 @@ func (e *appender) hang(h *Hang) {
 			e.frames(&g, s.Frames)
 			e.optBool(&g, "truncated", s.Truncated)
 			e.b = append(e.b, '}')
-		}
-		e.b = append(e.b, ']')
+		})
 	}
 	e.optInt(&f, "suppressed", int64(h.Suppressed))
 	e.b = append(e.b, '}')
@@ -450,27 +422,17 @@ func (e *appender) snapshot(s *Snapshot) {
 	e.b = strconv.AppendInt(e.b, int64(s.Total), 10)
 	e.optInt(&f, "pause_us", s.PauseUS)
 	e.key(&f, "stacks")
-	if s.Stacks == nil {
-		e.b = append(e.b, "null"...)
-	} else {
-		e.b = append(e.b, '[')
-		for i := range s.Stacks {
-			st := &s.Stacks[i]
-			if i > 0 {
-				e.b = append(e.b, ',')
-			}
-			e.b = append(e.b, '{')
-			g := true
-			e.key(&g, "count")
-			e.b = strconv.AppendInt(e.b, int64(st.Count), 10)
-			e.optStr(&g, "state", st.State)
-			e.stringMap(&g, "labels", st.Labels)
-			e.frames(&g, st.Frames)
-			e.optBool(&g, "truncated", st.Truncated)
-			e.b = append(e.b, '}')
-		}
-		e.b = append(e.b, ']')
-	}
+	appendArray(e, s.Stacks, func(st *SnapshotStack) {
+		e.b = append(e.b, '{')
+		g := true
+		e.key(&g, "count")
+		e.b = strconv.AppendInt(e.b, int64(st.Count), 10)
+		e.optStr(&g, "state", st.State)
+		e.stringMap(&g, "labels", st.Labels)
+		e.frames(&g, st.Frames)
+		e.optBool(&g, "truncated", st.Truncated)
+		e.b = append(e.b, '}')
+	})
 	e.optBool(&f, "truncated", s.Truncated)
 	e.b = append(e.b, '}')
 }
@@ -480,29 +442,19 @@ func (e *appender) audit(a *Audit) {
 	f := true
 	e.time(&f, "since", a.Since)
 	e.key(&f, "entries")
-	if a.Entries == nil {
-		e.b = append(e.b, "null"...)
-	} else {
-		e.b = append(e.b, '[')
-		for i := range a.Entries {
-			en := &a.Entries[i]
-			if i > 0 {
-				e.b = append(e.b, ',')
-			}
-			e.b = append(e.b, '{')
-			g := true
-			e.str(&g, "kind", en.Kind)
-			e.key(&g, "count")
-			e.b = strconv.AppendUint(e.b, en.Count, 10)
-			e.time(&g, "first", en.First)
-			e.time(&g, "last", en.Last)
-			e.optStr(&g, "hash", en.Hash)
-			e.frames(&g, en.Frames)
-			e.optBool(&g, "truncated", en.Truncated)
-			e.b = append(e.b, '}')
-		}
-		e.b = append(e.b, ']')
-	}
+	appendArray(e, a.Entries, func(en *AuditEntry) {
+		e.b = append(e.b, '{')
+		g := true
+		e.str(&g, "kind", en.Kind)
+		e.key(&g, "count")
+		e.b = strconv.AppendUint(e.b, en.Count, 10)
+		e.time(&g, "first", en.First)
+		e.time(&g, "last", en.Last)
+		e.optStr(&g, "hash", en.Hash)
+		e.frames(&g, en.Frames)
+		e.optBool(&g, "truncated", en.Truncated)
+		e.b = append(e.b, '}')
+	})
 	e.optUint(&f, "dropped", a.Dropped)
 	e.b = append(e.b, '}')
 }
