@@ -1,10 +1,12 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/backtrail/backtrail/report"
@@ -111,11 +113,7 @@ func (db *DB) Claim(ctx context.Context, worker string, n int, lease time.Durati
 }
 
 func sortQueued(qs []*server.Queued) {
-	for i := 1; i < len(qs); i++ {
-		for j := i; j > 0 && qs[j].ID < qs[j-1].ID; j-- {
-			qs[j], qs[j-1] = qs[j-1], qs[j]
-		}
-	}
+	slices.SortFunc(qs, func(a, b *server.Queued) int { return cmp.Compare(a.ID, b.ID) })
 }
 
 // Pending returns the number of queued or leased events.
