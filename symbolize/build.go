@@ -101,23 +101,18 @@ func (t *unitTables) reset(n int) {
 	clear(t.renamed)
 }
 
-func (t *unitTables) file(path string) uint32 {
-	if i, ok := t.fileIdx[path]; ok {
-		return i
-	}
-	i := uint32(len(t.files))
-	t.files = append(t.files, path)
-	t.fileIdx[path] = i
-	return i
-}
+func (t *unitTables) file(path string) uint32 { return intern(t.fileIdx, &t.files, path) }
 
-func (t *unitTables) fn(f symcache.Function) uint32 {
-	if i, ok := t.funcIdx[f]; ok {
+func (t *unitTables) fn(f symcache.Function) uint32 { return intern(t.funcIdx, &t.funcs, f) }
+
+// intern returns k's index in list, appending it the first time.
+func intern[K comparable](idx map[K]uint32, list *[]K, k K) uint32 {
+	if i, ok := idx[k]; ok {
 		return i
 	}
-	i := uint32(len(t.funcs))
-	t.funcs = append(t.funcs, f)
-	t.funcIdx[f] = i
+	i := uint32(len(*list))
+	*list = append(*list, k)
+	idx[k] = i
 	return i
 }
 
