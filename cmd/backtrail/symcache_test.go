@@ -1,9 +1,12 @@
+//go:build linux
+
 package main
 
 import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -31,6 +34,16 @@ func TestSymcacheBuildOutput(t *testing.T) {
 	c.Close()
 	if left, _ := filepath.Glob(filepath.Join(dir, ".symcache-*")); len(left) > 0 {
 		t.Errorf("temporary files left: %q", left)
+	}
+
+	// A directory that does not exist: a clear error, nothing written.
+	missing := filepath.Join(dir, "no-such-dir", "obj.symcache")
+	code, _, stderr := runCode("symcache", "build", "-o", missing, b.Path)
+	if code == 0 || !strings.Contains(stderr, "no-such-dir") {
+		t.Errorf("build into a missing directory: exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Dir(missing)); !os.IsNotExist(err) {
+		t.Errorf("the missing directory was created: %v", err)
 	}
 
 	fifo := filepath.Join(dir, "pipe")
