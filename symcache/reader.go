@@ -43,6 +43,15 @@ type File struct {
 	entries []byte
 	strs    []byte
 	region  *mmap.Region
+
+	// buckets[k] is the number of blocks that start below k<<shift (block
+	// starts relative to the address base), for k up to the bucket of the
+	// last start plus one. The addresses of bucket k can only be in blocks
+	// buckets[k]-1 to buckets[k+1]-1, so Lookup binary-searches those few
+	// starts instead of all: in a big file the full search's last steps
+	// are each a cache miss. There are at most as many buckets as blocks.
+	buckets []uint32
+	shift   uint
 }
 
 // table is a packed table of fixed-width records (docs/symcache.md §1).
@@ -159,7 +168,31 @@ func Parse(data []byte) (*File, error) {
 	if err := f.validate(); err != nil {
 		return nil, err
 	}
+	f.indexBlocks()
 	return f, nil
+}
+
+// indexBlocks fills f.buckets, with the smallest bucket size (a power of
+// two) that makes no more buckets than blocks.
+func (f *File) indexBlocks() {
+	n := len(f.starts)
+	if n == 0 {
+		return
+	}
+	last := uint64(f.starts[n-1])
+	shift := uint(0)
+	for last>>shift >= uint64(n) {
+		shift++
+	}
+	buckets := make([]uint32, last>>shift+2)
+	b := 0
+	for k := range buckets {
+		for b < n && uint64(f.starts[b]) < uint64(k)<<shift {
+			b++
+		}
+		buckets[k] = uint32(b)
+	}
+	f.buckets, f.shift = buckets, shift
 }
 
 var littleEndianHost = func() bool {
@@ -327,8 +360,13 @@ func (f *File) Lookup(addr uint64) (Loc, bool) {
 		return Loc{}, false
 	}
 	rel := addr - f.h.addrBase
-	// The last block whose start is <= rel.
-	lo, hi := 0, len(f.starts)
+	// The last block whose start is <= rel: blocks below lo start below
+	// rel's bucket, blocks from hi on start after it.
+	k := min(rel>>f.shift, uint64(len(f.buckets)-1))
+	lo, hi := int(f.buckets[k]), len(f.starts)
+	if k+1 < uint64(len(f.buckets)) {
+		hi = int(f.buckets[k+1])
+	}
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		if uint64(f.starts[m]) <= rel {
