@@ -64,7 +64,7 @@ const (
 	// blockEntries is how many range entries the writer puts in a block:
 	// a lookup decodes half of them on average, and each block costs 8
 	// bytes of index. The reader takes blocks of any length.
-	blockEntries = 16
+	blockEntries = 8
 )
 
 // Fields of a function record, in their order within the record (§4).
