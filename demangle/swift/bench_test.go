@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/backtrail/backtrail/demangle/swift"
+	"github.com/backtrail/backtrail/internal/testenv"
 )
 
 // fixtureSymbols is the hard case: every entry of manglings.txt that
@@ -70,7 +71,7 @@ func TestTypicalSymbols(t *testing.T) {
 func benchDemangle(b *testing.B, syms []string, demangle func(string) (string, error)) {
 	b.ReportAllocs()
 	n := 0
-	cpu0 := cpuTime()
+	cpu0 := testenv.CPUTime()
 	for b.Loop() {
 		for _, s := range syms {
 			if _, err := demangle(s); err != nil {
@@ -81,7 +82,7 @@ func benchDemangle(b *testing.B, syms []string, demangle func(string) (string, e
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "symbols/s")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/symbol")
-	if cpu := cpuTime(); cpu > cpu0 {
+	if cpu := testenv.CPUTime(); cpu > cpu0 {
 		b.ReportMetric(float64(cpu-cpu0)/float64(n), "cpu-ns/symbol")
 	}
 }
