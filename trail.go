@@ -46,13 +46,20 @@ var (
 )
 
 // stackRecord is an interned stack. Its fields never change after it is
-// published, except frames, which is filled once on first symbolization.
+// published, except frames, which is set on symbolization.
 type stackRecord struct {
 	hash      uint64
 	truncated bool
 	pcs       []uintptr
-	frames    atomic.Pointer[[]Frame]
-	fgen      atomic.Uint64 // in-app generation of frames
+	frames    atomic.Pointer[symbolized]
+}
+
+// symbolized is the frames of a stack under one in-app generation; one
+// pointer publishes both, so a reader never pairs frames with another
+// generation's number.
+type symbolized struct {
+	gen    uint64
+	frames []Frame
 }
 
 func (r *stackRecord) matches(s *Stack) bool {
@@ -68,12 +75,7 @@ func (r *stackRecord) stack() Stack {
 
 // lookupStack returns the interned record for s, or nil. It does not allocate.
 func lookupStack(s *Stack) *stackRecord {
-	for i := 0; i < tableProbes; i++ {
-		if r := stackTable.slot(s.hash, i).Load(); r != nil && r.matches(s) {
-			return r
-		}
-	}
-	return nil
+	return stackTable.find(s.hash, func(r *stackRecord) bool { return r.matches(s) })
 }
 
 // internStack returns the interned record for s, creating it if needed.
@@ -81,6 +83,12 @@ func internStack(s *Stack) *stackRecord {
 	if r := lookupStack(s); r != nil {
 		return r
 	}
+	return addStack(s)
+}
+
+// addStack is internStack after a lookup missed: it allocates a record
+// and inserts it, unless another goroutine inserted s meanwhile.
+func addStack(s *Stack) *stackRecord {
 	r := &stackRecord{hash: s.hash, truncated: s.truncated, pcs: slices.Clone(s.pcs[:s.n])}
 	return stackTable.insert(s.hash, r, func(o *stackRecord) bool { return o.matches(s) })
 }
@@ -102,8 +110,10 @@ func (n *trailNode) matches(rec *stackRecord, parent *trailNode, truncated bool)
 }
 
 // newHop returns the trail for work handed off from stack s under parent.
+// A hand-off seen before costs one probe of the node table, which matches
+// s against each node's stack: the stack table is consulted only for a new
+// node.
 func newHop(s *Stack, parent *trailNode) *trailNode {
-	rec := internStack(s)
 	truncated := false
 	if parent != nil && parent.depth >= MaxTrailHops {
 		parent = truncateTrail(parent, MaxTrailHops-1)
@@ -112,7 +122,13 @@ func newHop(s *Stack, parent *trailNode) *trailNode {
 	if parent != nil && parent.truncated {
 		truncated = true
 	}
-	return internNode(rec, parent, truncated)
+	h := nodeHash(s.hash, parent, truncated)
+	if n := nodeTable.find(h, func(n *trailNode) bool {
+		return n.parent == parent && n.truncated == truncated && n.stack.matches(s)
+	}); n != nil {
+		return n
+	}
+	return internNode(internStack(s), parent, truncated)
 }
 
 // truncateTrail returns the innermost keep hops of n as a trail.
@@ -124,19 +140,23 @@ func truncateTrail(n *trailNode, keep int) *trailNode {
 	return internNode(n.stack, parent, true)
 }
 
-func internNode(rec *stackRecord, parent *trailNode, truncated bool) *trailNode {
+// nodeHash is the node table key of a hop from a stack with hash sh.
+func nodeHash(sh uint64, parent *trailNode, truncated bool) uint64 {
 	var ph uint64
 	if parent != nil {
 		ph = parent.hash
 	}
-	h := hashMix(rec.hash, ph)
+	h := hashMix(sh, ph)
 	if truncated {
 		h = hashMix(h, 1)
 	}
-	for i := 0; i < tableProbes; i++ {
-		if n := nodeTable.slot(h, i).Load(); n != nil && n.matches(rec, parent, truncated) {
-			return n
-		}
+	return h
+}
+
+func internNode(rec *stackRecord, parent *trailNode, truncated bool) *trailNode {
+	h := nodeHash(rec.hash, parent, truncated)
+	if n := nodeTable.find(h, func(n *trailNode) bool { return n.matches(rec, parent, truncated) }); n != nil {
+		return n
 	}
 	n := &trailNode{hash: h, stack: rec, parent: parent, depth: 1, truncated: truncated}
 	if parent != nil {
