@@ -1,8 +1,10 @@
 package backtrail
 
 import (
+	"math"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -42,14 +44,15 @@ func (s *Stack) Frames() []Frame {
 
 // symbolize computes and caches r's frames.
 func (r *stackRecord) symbolize() []Frame {
-	gen := inAppGen.Load()
-	frames, ok := cachedFrames(r.pcs, gen)
+	sym := &symbolized{gen: inAppGen.Load()}
+	frames, ok := cachedFrames(r.pcs, sym.gen)
+	sym.frames = frames
 	if !ok {
-		frames = symbolizePCs(r.pcs)
-		rememberFrames(r.pcs, frames, gen)
+		sym.frames = symbolizePCs(r.pcs)
+		rememberFrames(r.pcs, sym)
 	}
-	r.frames.Store(&symbolized{gen: gen, frames: frames})
-	return frames
+	r.frames.Store(sym)
+	return sym.frames
 }
 
 // The address cache: the frames of one captured address, so that stacks
@@ -63,21 +66,25 @@ var pcTable = newTable[pcEntry](pcTableSize)
 // Entries of an older in-app generation can never be looked up again, so
 // new ones take their slots instead of evicting live entries, and the
 // frames they hold become garbage.
-func init() { pcTable.stale = func(e *pcEntry) bool { return e.gen != inAppGen.Load() } }
+func init() { pcTable.stale = func(e *pcEntry) bool { return e.sym.gen != inAppGen.Load() } }
 
-// pcEntry holds the frames of one return address, under an in-app
-// generation. The frames alias a stack's frames and are never modified.
+// pcEntry locates the frames of one return address among the frames of
+// the stack it was first symbolized in, which carry the in-app generation.
+// It is small because a stack symbolized for the first time allocates one
+// per address.
 type pcEntry struct {
 	pc       uintptr
-	gen      uint64
-	frames   []Frame
-	sigpanic bool // the frames end in runtime.sigpanic: the next address is not a return address
+	sym      *symbolized
+	lo, hi   uint16 // the address's frames are sym.frames[lo:hi]
+	sigpanic bool   // the frames end in runtime.sigpanic: the next address is not a return address
 }
+
+func (e *pcEntry) frames() []Frame { return e.sym.frames[e.lo:e.hi:e.hi] }
 
 func pcHash(pc uintptr) uint64 { return hashFinish(uint64(pc) * hashPrime) }
 
 func lookupPC(pc uintptr, gen uint64) *pcEntry {
-	return pcTable.find(pcHash(pc), func(e *pcEntry) bool { return e.pc == pc && e.gen == gen })
+	return pcTable.find(pcHash(pc), func(e *pcEntry) bool { return e.pc == pc && e.sym.gen == gen })
 }
 
 // cachedFrames assembles the frames of pcs from the address cache; it
@@ -92,31 +99,35 @@ func cachedFrames(pcs []uintptr, gen uint64) ([]Frame, bool) {
 			return nil, false
 		}
 		ents[i] = e
-		n += len(e.frames)
+		n += int(e.hi - e.lo)
 	}
 	out := make([]Frame, 0, n)
 	for _, e := range ents[:len(pcs)] {
-		out = append(out, e.frames...)
+		out = append(out, e.frames()...)
 	}
 	return out, true
 }
 
 // rememberFrames stores the frames of each address of pcs, as symbolizePCs
-// computed them, in the address cache. A frame carries its captured
-// address, which splits the frames by address; a run of one address
-// (recursion) holds its frames once per repetition. The address after
-// runtime.sigpanic was expanded as a faulting instruction, not a return
-// address, so it and the rest are left out.
-func rememberFrames(pcs []uintptr, frames []Frame, gen uint64) {
+// computed them into sym, in the address cache. A frame carries its
+// captured address, which splits the frames by address; a run of one
+// address (recursion) holds its frames once per repetition. The address
+// after runtime.sigpanic was expanded as a faulting instruction, not a
+// return address, so it and the rest are left out.
+func rememberFrames(pcs []uintptr, sym *symbolized) {
+	frames := sym.frames
+	if len(frames) > math.MaxUint16 {
+		return // beyond what an entry can locate; the stack's own cache still holds them
+	}
 	runs := 0
 	for i, pc := range pcs {
 		if i == 0 || pc != pcs[i-1] {
 			runs++
 		}
 	}
-	ents := make([]pcEntry, 0, runs)
+	ents := make([]pcEntry, runs)
 	j := 0
-	for i := 0; i < len(pcs); {
+	for i, m := 0, 0; i < len(pcs); m++ {
 		pc := pcs[i]
 		run := 1
 		for i+run < len(pcs) && pcs[i+run] == pc {
@@ -130,17 +141,14 @@ func rememberFrames(pcs []uintptr, frames []Frame, gen uint64) {
 			break
 		}
 		g := j + (k-j)/run
-		e := pcEntry{pc: pc, gen: gen, frames: frames[j:g:g]}
+		e := &ents[m]
+		e.pc, e.sym, e.lo, e.hi = pc, sym, uint16(j), uint16(g)
 		e.sigpanic = g > j && frames[g-1].Function == "runtime.sigpanic"
-		ents = append(ents, e)
+		pcTable.insert(pcHash(pc), e, func(o *pcEntry) bool { return o.pc == pc && o.sym.gen == sym.gen })
 		if e.sigpanic {
 			break
 		}
 		i, j = i+run, k
-	}
-	for i := range ents {
-		e := &ents[i]
-		pcTable.insert(pcHash(e.pc), e, func(o *pcEntry) bool { return o.pc == e.pc && o.gen == e.gen })
 	}
 }
 
@@ -170,14 +178,18 @@ func symbolizePCs(pcs []uintptr) []Frame {
 				}
 			}
 			if (f.Function != "" || f.PC != 0) && !isWrapper(&f) {
-				out = append(out, Frame{
-					PC:       pcs[k],
-					Function: f.Function,
-					File:     f.File,
-					Line:     f.Line,
-					Inlined:  f.Func == nil && f.Function != "",
-					InApp:    inApp(f.Function),
-				})
+				// Field by field: a Frame copied or zeroed whole takes
+				// the bulk write barrier while the GC runs, two strings
+				// don't.
+				if len(out) == cap(out) {
+					out = slices.Grow(out, 1)
+				}
+				out = out[:len(out)+1]
+				fr := &out[len(out)-1]
+				fr.PC, fr.Line = pcs[k], f.Line
+				fr.Function, fr.File = f.Function, f.File
+				fr.Inlined = f.Func == nil && f.Function != ""
+				fr.InApp = inApp(f.Function)
 			}
 			if f.Function == "runtime.sigpanic" && k+1 < len(pcs) && f.Func != nil {
 				restart = k + 1
