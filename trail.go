@@ -110,10 +110,8 @@ func (n *trailNode) matches(rec *stackRecord, parent *trailNode, truncated bool)
 }
 
 // newHop returns the trail for work handed off from stack s under parent.
-// A hand-off seen before costs one probe of the node table, which matches
-// s against each node's stack: the stack table is consulted only for a new
-// node.
 func newHop(s *Stack, parent *trailNode) *trailNode {
+	rec := internStack(s)
 	truncated := false
 	if parent != nil && parent.depth >= MaxTrailHops {
 		parent = truncateTrail(parent, MaxTrailHops-1)
@@ -122,13 +120,7 @@ func newHop(s *Stack, parent *trailNode) *trailNode {
 	if parent != nil && parent.truncated {
 		truncated = true
 	}
-	h := nodeHash(s.hash, parent, truncated)
-	if n := nodeTable.find(h, func(n *trailNode) bool {
-		return n.parent == parent && n.truncated == truncated && n.stack.matches(s)
-	}); n != nil {
-		return n
-	}
-	return internNode(internStack(s), parent, truncated)
+	return internNode(rec, parent, truncated)
 }
 
 // truncateTrail returns the innermost keep hops of n as a trail.
@@ -140,21 +132,15 @@ func truncateTrail(n *trailNode, keep int) *trailNode {
 	return internNode(n.stack, parent, true)
 }
 
-// nodeHash is the node table key of a hop from a stack with hash sh.
-func nodeHash(sh uint64, parent *trailNode, truncated bool) uint64 {
+func internNode(rec *stackRecord, parent *trailNode, truncated bool) *trailNode {
 	var ph uint64
 	if parent != nil {
 		ph = parent.hash
 	}
-	h := hashMix(sh, ph)
+	h := hashMix(rec.hash, ph)
 	if truncated {
 		h = hashMix(h, 1)
 	}
-	return h
-}
-
-func internNode(rec *stackRecord, parent *trailNode, truncated bool) *trailNode {
-	h := nodeHash(rec.hash, parent, truncated)
 	if n := nodeTable.find(h, func(n *trailNode) bool { return n.matches(rec, parent, truncated) }); n != nil {
 		return n
 	}
