@@ -152,14 +152,53 @@ func rememberFrames(pcs []uintptr, sym *symbolized) {
 	}
 }
 
-// symbolizePCs expands addresses into frames with runtime.CallersFrames.
+// symbolizePCs expands addresses into frames. Recursion repeats an
+// address, which the runtime would expand afresh each time, so each run of
+// one address is expanded once and its frames repeated.
+func symbolizePCs(pcs []uintptr) []Frame {
+	runs := 0
+	for i, pc := range pcs {
+		if i == 0 || pc != pcs[i-1] {
+			runs++
+		}
+	}
+	if runs == len(pcs) {
+		return expandPCs(pcs)
+	}
+	uniq := make([]uintptr, 0, runs)
+	for i, pc := range pcs {
+		if i == 0 || pc != pcs[i-1] {
+			uniq = append(uniq, pc)
+		}
+	}
+	frames := expandPCs(uniq)
+	out := make([]Frame, 0, len(frames)+len(pcs)-runs)
+	j := 0 // frames[j:] belong to pcs[i:]
+	for i := 0; i < len(pcs); {
+		pc, run := pcs[i], 1
+		for i+run < len(pcs) && pcs[i+run] == pc {
+			run++
+		}
+		k := j
+		for k < len(frames) && frames[k].PC == pc {
+			k++
+		}
+		for range run {
+			out = append(out, frames[j:k]...)
+		}
+		i, j = i+run, k
+	}
+	return append(out, frames[j:]...)
+}
+
+// expandPCs expands addresses into frames with runtime.CallersFrames.
 //
 // One case needs care. A frame interrupted by a signal (a nil dereference,
 // say) sits under runtime.sigpanic, and its address is the faulting
 // instruction, not a return address; CallersFrames would back up one byte
 // into the previous instruction. runtime.Callers stores such addresses plus
 // one for this reason, and so do we when we meet sigpanic.
-func symbolizePCs(pcs []uintptr) []Frame {
+func expandPCs(pcs []uintptr) []Frame {
 	out := make([]Frame, 0, len(pcs)+len(pcs)/4)
 	for len(pcs) > 0 {
 		ci := runtime.CallersFrames(pcs)
@@ -206,7 +245,7 @@ func symbolizePCs(pcs []uintptr) []Frame {
 		next[0]++
 		// The adjusted address is reported as captured.
 		start := len(out)
-		sub := symbolizePCs(next)
+		sub := expandPCs(next)
 		for i := range sub {
 			if sub[i].PC == next[0] {
 				sub[i].PC = pcs[restart]
