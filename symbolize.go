@@ -344,8 +344,8 @@ func inApp(function string) bool {
 		})
 		p = inAppPrefixes.Load()
 	}
-	for _, p := range *p {
-		pre := p.path
+	for _, ip := range *p {
+		pre := ip.path
 		if len(function) <= len(pre) || function[:len(pre)] != pre {
 			continue
 		}
@@ -353,7 +353,7 @@ func inApp(function string) bool {
 		case '/', '.', '_':
 			// Below pre, in pre, or in pre's external test package; but
 			// "a/b.v2.F" also starts with "a/b.", so check the package.
-			slash := p.slash
+			slash := ip.slash
 			if strings.IndexByte(function[len(pre):], '/') >= 0 {
 				slash = strings.LastIndexByte(function, '/')
 			}
