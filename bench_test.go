@@ -142,6 +142,7 @@ func BenchmarkFrames(b *testing.B) {
 	})
 }
 
+// benchCallersFrames measures the runtime's symbolizer over s's addresses.
 func benchCallersFrames(b *testing.B, s *backtrail.Stack) {
 	b.ReportAllocs()
 	pcs := s.PCs()
