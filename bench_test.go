@@ -59,12 +59,59 @@ func BenchmarkCallers(b *testing.B) {
 	})
 }
 
+// chain is 32 links, each a function of its own that calls the next, so
+// that a stack through the chain has a different return address in each
+// frame, and a last link that calls f. (Generic instantiations would be
+// shorter to write, but their names cost the runtime an allocation each
+// to print.)
+var chain []func(i int, f func())
+
+func init() {
+	chain = []func(int, func()){
+		func(i int, f func()) { chain[i+1](i+1, f) }, func(i int, f func()) { chain[i+1](i+1, f) },
+		func(i int, f func()) { chain[i+1](i+1, f) }, func(i int, f func()) { chain[i+1](i+1, f) },
+		func(i int, f func()) { chain[i+1](i+1, f) }, func(i int, f func()) { chain[i+1](i+1, f) },
+		func(i int, f func()) { chain[i+1](i+1, f) }, func(i int, f func()) { chain[i+1](i+1, f) },
+		func(i int, f func()) { chain[i+1](i+1, f) }, func(i int, f func()) { chain[i+1](i+1, f) },
+		func(i int, f func()) { chain[i+1](i+1, f) }, func(i int, f func()) { chain[i+1](i+1, f) },
+		func(i int, f func()) { chain[i+1](i+1, f) }, func(i int, f func()) { chain[i+1](i+1, f) },
+		func(i int, f func()) { chain[i+1](i+1, f) }, func(i int, f func()) { chain[i+1](i+1, f) },
+		func(i int, f func()) { chain[i+1](i+1, f) }, func(i int, f func()) { chain[i+1](i+1, f) },
+		func(i int, f func()) { chain[i+1](i+1, f) }, func(i int, f func()) { chain[i+1](i+1, f) },
+		func(i int, f func()) { chain[i+1](i+1, f) }, func(i int, f func()) { chain[i+1](i+1, f) },
+		func(i int, f func()) { chain[i+1](i+1, f) }, func(i int, f func()) { chain[i+1](i+1, f) },
+		func(i int, f func()) { chain[i+1](i+1, f) }, func(i int, f func()) { chain[i+1](i+1, f) },
+		func(i int, f func()) { chain[i+1](i+1, f) }, func(i int, f func()) { chain[i+1](i+1, f) },
+		func(i int, f func()) { chain[i+1](i+1, f) }, func(i int, f func()) { chain[i+1](i+1, f) },
+		func(i int, f func()) { chain[i+1](i+1, f) }, func(i int, f func()) { chain[i+1](i+1, f) },
+		func(_ int, f func()) { f() },
+	}
+}
+
+// distinctStack captures a 32-frame stack whose addresses, unlike those of
+// atDepth's recursion, differ: the chain's links and what lies below it.
+func distinctStack(b *testing.B) backtrail.Stack {
+	var s backtrail.Stack
+	for start := len(chain) - 1; start >= 0 && s.Len() < 32; start-- {
+		chain[start](start, func() { s = backtrail.Callers(0) })
+	}
+	seen := map[uintptr]bool{}
+	for i := range s.Len() {
+		seen[s.PC(i)] = true
+	}
+	if s.Len() != 32 || len(seen) != 32 {
+		b.Fatalf("%d frames, %d addresses; want 32 of each", s.Len(), len(seen))
+	}
+	return s
+}
+
 func BenchmarkFrames(b *testing.B) {
 	var s backtrail.Stack
 	benchAtDepth(b, func(*testing.B) { s = backtrail.Callers(0) })
 	if s.Len() != 32 {
 		b.Fatalf("%d frames, want 32", s.Len())
 	}
+	d := distinctStack(b)
 	b.Run("cached", func(b *testing.B) {
 		b.ReportAllocs()
 		s.Frames()
@@ -74,32 +121,13 @@ func BenchmarkFrames(b *testing.B) {
 		}
 		reportCPU(b, c0)
 	})
-	b.Run("runtime.CallersFrames/32", func(b *testing.B) {
-		// The peer: the runtime's own symbolizer over the same addresses,
-		// which Frames calls, without the cache or in-app rules.
-		b.ReportAllocs()
-		pcs := s.PCs()
-		c0 := cpuTime()
-		for b.Loop() {
-			fr := runtime.CallersFrames(pcs)
-			for {
-				_, more := fr.Next()
-				if !more {
-					break
-				}
-			}
-		}
-		reportCPU(b, c0)
-	})
-	b.Run("first/32", func(b *testing.B) {
-		b.ReportAllocs()
-		c0 := cpuTime()
-		for b.Loop() {
-			backtrail.ForgetFrames() // every call symbolizes afresh
-			_ = s.Frames()
-		}
-		reportCPU(b, c0)
-	})
+	// The peer: the runtime's own symbolizer over the same addresses, which
+	// Frames calls, without the caches or in-app rules. The distinct stack
+	// has 32 different addresses; the recursive one repeats atDepth's.
+	b.Run("runtime.CallersFrames/32", func(b *testing.B) { benchCallersFrames(b, &s) })
+	b.Run("runtime.CallersFrames/32-distinct", func(b *testing.B) { benchCallersFrames(b, &d) })
+	b.Run("first/32", func(b *testing.B) { benchFirstFrames(b, &s) })
+	b.Run("first/32-distinct", func(b *testing.B) { benchFirstFrames(b, &d) })
 	b.Run("first-known-addresses/32", func(b *testing.B) {
 		// A stack seen for the first time whose addresses were seen in
 		// other stacks: the common case in a running program.
@@ -112,6 +140,34 @@ func BenchmarkFrames(b *testing.B) {
 		}
 		reportCPU(b, c0)
 	})
+}
+
+// benchCallersFrames measures the runtime's symbolizer over s's addresses.
+func benchCallersFrames(b *testing.B, s *backtrail.Stack) {
+	b.ReportAllocs()
+	pcs := s.PCs()
+	c0 := cpuTime()
+	for b.Loop() {
+		fr := runtime.CallersFrames(pcs)
+		for {
+			_, more := fr.Next()
+			if !more {
+				break
+			}
+		}
+	}
+	reportCPU(b, c0)
+}
+
+// benchFirstFrames measures symbolizing s with every cache stale.
+func benchFirstFrames(b *testing.B, s *backtrail.Stack) {
+	b.ReportAllocs()
+	c0 := cpuTime()
+	for b.Loop() {
+		backtrail.ForgetFrames() // every call symbolizes afresh
+		_ = s.Frames()
+	}
+	reportCPU(b, c0)
 }
 
 // BenchmarkGo compares a go statement with backtrail.Go. Each iteration

@@ -69,6 +69,19 @@ func inlinedHelper(skip int) (backtrail.Stack, []string) { return capturePair(sk
 //go:noinline
 func callsInlined(skip int) (backtrail.Stack, []string) { return inlinedHelper(skip) }
 
+// recurseInlined recurses through an inlined call, so each repetition of
+// its return address expands into two frames.
+//
+//go:noinline
+func recurseInlined(depth int) (backtrail.Stack, []string) {
+	if depth == 0 {
+		return capturePair(0)
+	}
+	return inlinedStep(depth)
+}
+
+func inlinedStep(depth int) (backtrail.Stack, []string) { return recurseInlined(depth - 1) }
+
 // TestCallersMatchesRuntime compares the symbolized walk with runtime.Callers
 // at depths around the default limit and with inlined frames in the way.
 func TestCallersMatchesRuntime(t *testing.T) {
@@ -91,7 +104,11 @@ func TestCallersMatchesRuntime(t *testing.T) {
 			}
 		}
 	}
-	s, want := callsInlined(0)
+	s, want := recurseInlined(6)
+	if have := names(s); !sameStack(have, want) {
+		t.Errorf("recursion through an inlined call:\nhave\n\t%s\nwant\n\t%s", strings.Join(have, "\n\t"), strings.Join(want, "\n\t"))
+	}
+	s, want = callsInlined(0)
 	if have := names(s); !sameStack(have, want) {
 		t.Errorf("inlined:\nhave\n\t%s\nwant\n\t%s", strings.Join(have, "\n\t"), strings.Join(want, "\n\t"))
 	}

@@ -1,8 +1,10 @@
 package backtrail
 
 import (
+	"math"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,30 +34,25 @@ func (s *Stack) Frames() []Frame {
 		return nil
 	}
 	r := lookupStack(s)
-	if r != nil {
-		if f := r.frames.Load(); f != nil && inAppGen.Load() == r.gen() {
-			return *f
-		}
-	} else {
-		r = internStack(s)
+	if r == nil {
+		r = addStack(s)
+	} else if f := r.frames.Load(); f != nil && f.gen == inAppGen.Load() {
+		return f.frames
 	}
 	return r.symbolize()
 }
 
-// gen is the in-app rule generation the cached frames were computed under.
-func (r *stackRecord) gen() uint64 { return r.fgen.Load() }
-
 // symbolize computes and caches r's frames.
 func (r *stackRecord) symbolize() []Frame {
-	gen := inAppGen.Load()
-	frames, ok := cachedFrames(r.pcs, gen)
+	sym := &symbolized{gen: inAppGen.Load()}
+	frames, ok := cachedFrames(r.pcs, sym.gen)
+	sym.frames = frames
 	if !ok {
-		frames = symbolizePCs(r.pcs)
-		rememberFrames(r.pcs, frames, gen)
+		sym.frames = symbolizePCs(r.pcs)
+		rememberFrames(r.pcs, sym)
 	}
-	r.frames.Store(&frames)
-	r.fgen.Store(gen)
-	return frames
+	r.frames.Store(sym)
+	return sym.frames
 }
 
 // The address cache: the frames of one captured address, so that stacks
@@ -66,25 +63,28 @@ const pcTableSize = 16384
 
 var pcTable = newTable[pcEntry](pcTableSize)
 
-// pcEntry holds the frames of one return address, under an in-app
-// generation. The frames alias a stack's frames and are never modified.
+// Entries of an older in-app generation can never be looked up again, so
+// new ones take their slots instead of evicting live entries, and the
+// frames they hold become garbage.
+func init() { pcTable.stale = func(e *pcEntry) bool { return e.sym.gen != inAppGen.Load() } }
+
+// pcEntry locates the frames of one return address among the frames of
+// the stack it was first symbolized in, which carry the in-app generation.
+// It is small because a stack symbolized for the first time allocates one
+// per address.
 type pcEntry struct {
 	pc       uintptr
-	gen      uint64
-	frames   []Frame
-	sigpanic bool // the frames end in runtime.sigpanic: the next address is not a return address
+	sym      *symbolized
+	lo, hi   uint16 // the address's frames are sym.frames[lo:hi]
+	sigpanic bool   // the frames end in runtime.sigpanic: the next address is not a return address
 }
+
+func (e *pcEntry) frames() []Frame { return e.sym.frames[e.lo:e.hi:e.hi] }
 
 func pcHash(pc uintptr) uint64 { return hashFinish(uint64(pc) * hashPrime) }
 
 func lookupPC(pc uintptr, gen uint64) *pcEntry {
-	h := pcHash(pc)
-	for i := 0; i < tableProbes; i++ {
-		if e := pcTable.slot(h, i).Load(); e != nil && e.pc == pc && e.gen == gen {
-			return e
-		}
-	}
-	return nil
+	return pcTable.find(pcHash(pc), func(e *pcEntry) bool { return e.pc == pc && e.sym.gen == gen })
 }
 
 // cachedFrames assembles the frames of pcs from the address cache; it
@@ -99,25 +99,35 @@ func cachedFrames(pcs []uintptr, gen uint64) ([]Frame, bool) {
 			return nil, false
 		}
 		ents[i] = e
-		n += len(e.frames)
+		n += int(e.hi - e.lo)
 	}
 	out := make([]Frame, 0, n)
 	for _, e := range ents[:len(pcs)] {
-		out = append(out, e.frames...)
+		out = append(out, e.frames()...)
 	}
 	return out, true
 }
 
 // rememberFrames stores the frames of each address of pcs, as symbolizePCs
-// computed them, in the address cache. A frame carries its captured
-// address, which splits the frames by address; a run of one address
-// (recursion) holds its frames once per repetition. The address after
-// runtime.sigpanic was expanded as a faulting instruction, not a return
-// address, so it and the rest are left out.
-func rememberFrames(pcs []uintptr, frames []Frame, gen uint64) {
-	ents := make([]pcEntry, 0, len(pcs))
+// computed them into sym, in the address cache. A frame carries its
+// captured address, which splits the frames by address; a run of one
+// address (recursion) holds its frames once per repetition. The address
+// after runtime.sigpanic was expanded as a faulting instruction, not a
+// return address, so it and the rest are left out.
+func rememberFrames(pcs []uintptr, sym *symbolized) {
+	frames := sym.frames
+	if len(frames) > math.MaxUint16 {
+		return // beyond what an entry can locate; the stack's own cache still holds them
+	}
+	runs := 0
+	for i, pc := range pcs {
+		if i == 0 || pc != pcs[i-1] {
+			runs++
+		}
+	}
+	ents := make([]pcEntry, runs)
 	j := 0
-	for i := 0; i < len(pcs); {
+	for i, m := 0, 0; i < len(pcs); m++ {
 		pc := pcs[i]
 		run := 1
 		for i+run < len(pcs) && pcs[i+run] == pc {
@@ -131,28 +141,64 @@ func rememberFrames(pcs []uintptr, frames []Frame, gen uint64) {
 			break
 		}
 		g := j + (k-j)/run
-		e := pcEntry{pc: pc, gen: gen, frames: frames[j:g:g]}
+		e := &ents[m]
+		e.pc, e.sym, e.lo, e.hi = pc, sym, uint16(j), uint16(g)
 		e.sigpanic = g > j && frames[g-1].Function == "runtime.sigpanic"
-		ents = append(ents, e)
+		pcTable.insert(pcHash(pc), e, func(o *pcEntry) bool { return o.pc == pc && o.sym.gen == sym.gen })
 		if e.sigpanic {
 			break
 		}
 		i, j = i+run, k
 	}
-	for i := range ents {
-		e := &ents[i]
-		pcTable.insert(pcHash(e.pc), e, func(o *pcEntry) bool { return o.pc == e.pc && o.gen == e.gen })
-	}
 }
 
-// symbolizePCs expands addresses into frames with runtime.CallersFrames.
+// symbolizePCs expands addresses into frames. Recursion repeats an
+// address, which the runtime would expand afresh each time, so each run of
+// one address is expanded once and its frames repeated.
+func symbolizePCs(pcs []uintptr) []Frame {
+	runs := 0
+	for i, pc := range pcs {
+		if i == 0 || pc != pcs[i-1] {
+			runs++
+		}
+	}
+	if runs == len(pcs) {
+		return expandPCs(pcs)
+	}
+	uniq := make([]uintptr, 0, runs)
+	for i, pc := range pcs {
+		if i == 0 || pc != pcs[i-1] {
+			uniq = append(uniq, pc)
+		}
+	}
+	frames := expandPCs(uniq)
+	out := make([]Frame, 0, len(frames)+len(pcs)-runs)
+	j := 0 // frames[j:] belong to pcs[i:]
+	for i := 0; i < len(pcs); {
+		pc, run := pcs[i], 1
+		for i+run < len(pcs) && pcs[i+run] == pc {
+			run++
+		}
+		k := j
+		for k < len(frames) && frames[k].PC == pc {
+			k++
+		}
+		for range run {
+			out = append(out, frames[j:k]...)
+		}
+		i, j = i+run, k
+	}
+	return append(out, frames[j:]...)
+}
+
+// expandPCs expands addresses into frames with runtime.CallersFrames.
 //
 // One case needs care. A frame interrupted by a signal (a nil dereference,
 // say) sits under runtime.sigpanic, and its address is the faulting
 // instruction, not a return address; CallersFrames would back up one byte
 // into the previous instruction. runtime.Callers stores such addresses plus
 // one for this reason, and so do we when we meet sigpanic.
-func symbolizePCs(pcs []uintptr) []Frame {
+func expandPCs(pcs []uintptr) []Frame {
 	out := make([]Frame, 0, len(pcs)+len(pcs)/4)
 	for len(pcs) > 0 {
 		ci := runtime.CallersFrames(pcs)
@@ -171,14 +217,18 @@ func symbolizePCs(pcs []uintptr) []Frame {
 				}
 			}
 			if (f.Function != "" || f.PC != 0) && !isWrapper(&f) {
-				out = append(out, Frame{
-					PC:       pcs[k],
-					Function: f.Function,
-					File:     f.File,
-					Line:     f.Line,
-					Inlined:  f.Func == nil && f.Function != "",
-					InApp:    inApp(f.Function),
-				})
+				// Field by field: a Frame copied or zeroed whole takes
+				// the bulk write barrier while the GC runs, two strings
+				// don't.
+				if len(out) == cap(out) {
+					out = slices.Grow(out, 1)
+				}
+				out = out[:len(out)+1]
+				fr := &out[len(out)-1]
+				fr.PC, fr.Line = pcs[k], f.Line
+				fr.Function, fr.File = f.Function, f.File
+				fr.Inlined = f.Func == nil && f.Function != ""
+				fr.InApp = inApp(f.Function)
 			}
 			if f.Function == "runtime.sigpanic" && k+1 < len(pcs) && f.Func != nil {
 				restart = k + 1
@@ -195,7 +245,7 @@ func symbolizePCs(pcs []uintptr) []Frame {
 		next[0]++
 		// The adjusted address is reported as captured.
 		start := len(out)
-		sub := symbolizePCs(next)
+		sub := expandPCs(next)
 		for i := range sub {
 			if sub[i].PC == next[0] {
 				sub[i].PC = pcs[restart]
@@ -214,6 +264,10 @@ func isWrapper(f *runtime.Frame) bool {
 	if f.File == "<autogenerated>" {
 		return true
 	}
+	// Wrapper names end in a digit; most names don't.
+	if n := len(f.Function); n == 0 || f.Function[n-1] < '0' || f.Function[n-1] > '9' {
+		return false
+	}
 	i := strings.LastIndexByte(f.Function, '.')
 	if i < 0 {
 		return false
@@ -231,7 +285,7 @@ func isWrapper(f *runtime.Frame) bool {
 // main module, read from the build info; SetInApp replaces the list.
 var (
 	inAppMu       sync.Mutex
-	inAppPrefixes atomic.Pointer[[]string]
+	inAppPrefixes atomic.Pointer[[]inAppPrefix]
 	inAppGen      atomic.Uint64 // bumped by SetInApp; invalidates cached frames
 	inAppOnce     sync.Once
 )
@@ -249,9 +303,24 @@ func SetInApp(prefixes ...string) {
 	if len(prefixes) == 0 {
 		prefixes = defaultInApp()
 	}
-	p := append([]string(nil), prefixes...)
-	inAppPrefixes.Store(&p)
+	inAppPrefixes.Store(makeInApp(prefixes))
 	inAppGen.Add(1)
+}
+
+// inAppPrefix is an in-app prefix with the index of its last slash (-1 for
+// none): the last slash of any name that extends the prefix without
+// another slash, from which inApp finds the package.
+type inAppPrefix struct {
+	path  string
+	slash int
+}
+
+func makeInApp(prefixes []string) *[]inAppPrefix {
+	p := make([]inAppPrefix, len(prefixes))
+	for i, pre := range prefixes {
+		p[i] = inAppPrefix{pre, strings.LastIndexByte(pre, '/')}
+	}
+	return &p
 }
 
 func defaultInApp() []string {
@@ -270,13 +339,13 @@ func inApp(function string) bool {
 	if p == nil {
 		inAppOnce.Do(func() {
 			if inAppPrefixes.Load() == nil {
-				d := defaultInApp()
-				inAppPrefixes.Store(&d)
+				inAppPrefixes.Store(makeInApp(defaultInApp()))
 			}
 		})
 		p = inAppPrefixes.Load()
 	}
-	for _, pre := range *p {
+	for _, ip := range *p {
+		pre := ip.path
 		if len(function) <= len(pre) || function[:len(pre)] != pre {
 			continue
 		}
@@ -284,12 +353,18 @@ func inApp(function string) bool {
 		case '/', '.', '_':
 			// Below pre, in pre, or in pre's external test package; but
 			// "a/b.v2.F" also starts with "a/b.", so check the package.
-			pkg := funcPackage(function)
+			slash := ip.slash
+			if strings.IndexByte(function[len(pre):], '/') >= 0 {
+				slash = strings.LastIndexByte(function, '/')
+			}
+			pkg := funcPackage(function, slash)
 			if pkg == sdkPackage {
 				return false // the SDK's own frames, even in its own tests
 			}
+			// pkg is a prefix of function, and so begins with pre when it
+			// is at least as long.
 			pkg = strings.TrimSuffix(pkg, "_test")
-			if pkg == pre || strings.HasPrefix(pkg, pre) && pkg[len(pre)] == '/' {
+			if len(pkg) == len(pre) || len(pkg) > len(pre) && pkg[len(pre)] == '/' {
 				return true
 			}
 		}
@@ -302,9 +377,9 @@ func inApp(function string) bool {
 const sdkPackage = "github.com/backtrail/backtrail"
 
 // funcPackage returns the package path of a function name as runtime.Frame
-// spells it: "example.com/a/b.(*T).M" → "example.com/a/b".
-func funcPackage(name string) string {
-	slash := strings.LastIndexByte(name, '/')
+// spells it: "example.com/a/b.(*T).M" → "example.com/a/b". slash is the
+// index of the name's last '/', or -1.
+func funcPackage(name string, slash int) string {
 	dot := strings.IndexByte(name[slash+1:], '.')
 	if dot < 0 {
 		return name

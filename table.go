@@ -15,6 +15,12 @@ import "sync/atomic"
 type table[T any] struct {
 	slots []atomic.Pointer[T]
 	mask  uint64
+
+	// stale, if set, reports entries that no lookup can match any more;
+	// an insert takes their slots as if empty. Such a table may then hold
+	// one key twice, so it suits only caches whose equal entries are
+	// interchangeable, not interning.
+	stale func(*T) bool
 }
 
 const tableProbes = 8
@@ -27,6 +33,16 @@ func newTable[T any](size int) *table[T] {
 // slot returns the i'th slot probed for hash h.
 func (t *table[T]) slot(h uint64, i int) *atomic.Pointer[T] {
 	return &t.slots[(h+uint64(i))&t.mask]
+}
+
+// find returns the entry under h that match accepts, or nil.
+func (t *table[T]) find(h uint64, match func(*T) bool) *T {
+	for i := 0; i < tableProbes; i++ {
+		if e := t.slot(h, i).Load(); e != nil && match(e) {
+			return e
+		}
+	}
+	return nil
 }
 
 // insert stores v under h unless match finds an existing entry first, and
@@ -46,14 +62,14 @@ func (t *table[T]) tryInsert(h uint64, v *T, match func(*T) bool) *T {
 		p := t.slot(h, i)
 		for {
 			cur := p.Load()
-			if cur == nil {
-				if p.CompareAndSwap(nil, v) {
+			if cur != nil && match(cur) {
+				return cur
+			}
+			if cur == nil || t.stale != nil && t.stale(cur) {
+				if p.CompareAndSwap(cur, v) {
 					return v
 				}
 				continue // someone filled it; look at what they put
-			}
-			if match(cur) {
-				return cur
 			}
 			break
 		}

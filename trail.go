@@ -46,13 +46,20 @@ var (
 )
 
 // stackRecord is an interned stack. Its fields never change after it is
-// published, except frames, which is filled once on first symbolization.
+// published, except frames, which is set on symbolization.
 type stackRecord struct {
 	hash      uint64
 	truncated bool
 	pcs       []uintptr
-	frames    atomic.Pointer[[]Frame]
-	fgen      atomic.Uint64 // in-app generation of frames
+	frames    atomic.Pointer[symbolized]
+}
+
+// symbolized is the frames of a stack under one in-app generation; one
+// pointer publishes both, so a reader never pairs frames with another
+// generation's number.
+type symbolized struct {
+	gen    uint64
+	frames []Frame
 }
 
 func (r *stackRecord) matches(s *Stack) bool {
@@ -68,12 +75,7 @@ func (r *stackRecord) stack() Stack {
 
 // lookupStack returns the interned record for s, or nil. It does not allocate.
 func lookupStack(s *Stack) *stackRecord {
-	for i := 0; i < tableProbes; i++ {
-		if r := stackTable.slot(s.hash, i).Load(); r != nil && r.matches(s) {
-			return r
-		}
-	}
-	return nil
+	return stackTable.find(s.hash, func(r *stackRecord) bool { return r.matches(s) })
 }
 
 // internStack returns the interned record for s, creating it if needed.
@@ -81,6 +83,12 @@ func internStack(s *Stack) *stackRecord {
 	if r := lookupStack(s); r != nil {
 		return r
 	}
+	return addStack(s)
+}
+
+// addStack is internStack after a lookup missed: it allocates a record
+// and inserts it, unless another goroutine inserted s meanwhile.
+func addStack(s *Stack) *stackRecord {
 	r := &stackRecord{hash: s.hash, truncated: s.truncated, pcs: slices.Clone(s.pcs[:s.n])}
 	return stackTable.insert(s.hash, r, func(o *stackRecord) bool { return o.matches(s) })
 }
@@ -133,10 +141,8 @@ func internNode(rec *stackRecord, parent *trailNode, truncated bool) *trailNode 
 	if truncated {
 		h = hashMix(h, 1)
 	}
-	for i := 0; i < tableProbes; i++ {
-		if n := nodeTable.slot(h, i).Load(); n != nil && n.matches(rec, parent, truncated) {
-			return n
-		}
+	if n := nodeTable.find(h, func(n *trailNode) bool { return n.matches(rec, parent, truncated) }); n != nil {
+		return n
 	}
 	n := &trailNode{hash: h, stack: rec, parent: parent, depth: 1, truncated: truncated}
 	if parent != nil {
