@@ -119,13 +119,7 @@ func rememberFrames(pcs []uintptr, sym *symbolized) {
 	if len(frames) > math.MaxUint16 {
 		return // beyond what an entry can locate; the stack's own cache still holds them
 	}
-	runs := 0
-	for i, pc := range pcs {
-		if i == 0 || pc != pcs[i-1] {
-			runs++
-		}
-	}
-	ents := make([]pcEntry, runs)
+	ents := make([]pcEntry, countRuns(pcs))
 	j := 0
 	for i, m := 0, 0; i < len(pcs); m++ {
 		pc := pcs[i]
@@ -152,16 +146,22 @@ func rememberFrames(pcs []uintptr, sym *symbolized) {
 	}
 }
 
-// symbolizePCs expands addresses into frames. Recursion repeats an
-// address, which the runtime would expand afresh each time, so each run of
-// one address is expanded once and its frames repeated.
-func symbolizePCs(pcs []uintptr) []Frame {
+// countRuns returns the number of runs of one address in pcs.
+func countRuns(pcs []uintptr) int {
 	runs := 0
 	for i, pc := range pcs {
 		if i == 0 || pc != pcs[i-1] {
 			runs++
 		}
 	}
+	return runs
+}
+
+// symbolizePCs expands addresses into frames. Recursion repeats an
+// address, which the runtime would expand afresh each time, so each run of
+// one address is expanded once and its frames repeated.
+func symbolizePCs(pcs []uintptr) []Frame {
+	runs := countRuns(pcs)
 	if runs == len(pcs) {
 		return expandPCs(pcs)
 	}
