@@ -70,6 +70,10 @@ type DB struct {
 
 	gate writeGate // SQLite: orders the writers
 
+	// SQLite: closing stop ends the checkpointer, which then closes
+	// stopped (see checkpoint.go).
+	stop, stopped chan struct{}
+
 	// The SQLite statements every event runs, prepared once on the
 	// writer's connection: preparing them in each transaction cost
 	// ≈ 46 µs per event. Transactions use them through Tx.StmtContext,
@@ -108,7 +112,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		db.r = db.w
 	} else {
 		db.dialect = "sqlite"
-		q := "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(ON)&_txlock=immediate"
+		q := "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=wal_autocheckpoint(0)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(ON)&_txlock=immediate"
 		if db.w, err = sql.Open("sqlite", "file:"+dsn+q); err != nil {
 			return nil, err
 		}
@@ -138,6 +142,8 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 			db.Close()
 			return nil, err
 		}
+		db.stop, db.stopped = make(chan struct{}), make(chan struct{})
+		go db.checkpoints()
 	}
 	return db, nil
 }
@@ -168,6 +174,10 @@ func (db *DB) prepare(ctx context.Context) error {
 
 // Close closes the database.
 func (db *DB) Close() error {
+	if db.stop != nil {
+		close(db.stop)
+		<-db.stopped
+	}
 	if db.dec != nil {
 		db.dec.Close()
 	}
