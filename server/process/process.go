@@ -31,9 +31,13 @@ type Processor struct {
 	Symbols *Symbols
 	// Name identifies this node's leases (default the host name and pid).
 	Name string
-	// Workers is the number of events processed in parallel (default
-	// GOMAXPROCS); Batch the events leased and completed per transaction
-	// (default 64); Lease how long a lease lasts (default 30 s).
+	// Workers is the number of events processed in parallel, over all
+	// batches in flight (default GOMAXPROCS − 1, at least 1: processing
+	// leaves a processor to the HTTP handlers and the writer, whose
+	// clients are waiting, where Go's scheduler would otherwise serve the
+	// runnable processing goroutines first and notice network input late).
+	// Batch the events leased and completed per transaction (default 64);
+	// Lease how long a lease lasts (default 30 s).
 	Workers int
 	Batch   int
 	Lease   time.Duration
@@ -53,6 +57,7 @@ type Processor struct {
 	Logger *slog.Logger
 
 	wake chan struct{}
+	sem  chan struct{} // a token per running worker
 	once sync.Once
 }
 
@@ -60,8 +65,9 @@ func (p *Processor) init() {
 	p.once.Do(func() {
 		p.wake = make(chan struct{}, 1)
 		if p.Workers <= 0 {
-			p.Workers = runtime.GOMAXPROCS(0)
+			p.Workers = max(1, runtime.GOMAXPROCS(0)-1)
 		}
+		p.sem = make(chan struct{}, p.Workers)
 		if p.Loops <= 0 {
 			p.Loops = 2
 		}
@@ -149,14 +155,13 @@ func (p *Processor) RunOnce(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	out := make([]*server.Processed, len(qs))
-	sem := make(chan struct{}, p.Workers)
 	var wg sync.WaitGroup
 	for i, q := range qs {
 		wg.Add(1)
-		sem <- struct{}{}
+		p.sem <- struct{}{}
 		go func() {
 			defer wg.Done()
-			defer func() { <-sem }()
+			defer func() { <-p.sem }()
 			out[i] = p.Process(ctx, q)
 		}()
 	}
