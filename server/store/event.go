@@ -30,7 +30,7 @@ func (db *DB) Accept(ctx context.Context, evs []*server.Incoming) ([]bool, error
 	dup := make([]bool, len(evs))
 	raws := make([][]byte, len(evs))
 	for i, e := range evs {
-		raws[i] = db.enc.EncodeAll(e.Raw, nil)
+		raws[i] = compress(e.Raw)
 	}
 	if db.dialect == "postgres" {
 		return db.pgAccept(ctx, evs, raws)
@@ -122,7 +122,7 @@ func sortQueued(qs []*server.Queued) {
 func (db *DB) decompressRaw(qs []*server.Queued) error {
 	for _, q := range qs {
 		var err error
-		if q.Raw, err = db.dec.DecodeAll(q.Raw, nil); err != nil {
+		if q.Raw, err = db.decompress(q.Raw); err != nil {
 			return fmt.Errorf("event %s: stored payload: %w", q.EventID, err)
 		}
 	}
@@ -222,7 +222,7 @@ func (db *DB) Event(ctx context.Context, projectID int64, eventID string) (*serv
 		return nil, err
 	}
 	if data != nil {
-		js, err := db.dec.DecodeAll(data, nil)
+		js, err := db.decompress(data)
 		if err != nil {
 			return nil, fmt.Errorf("event %s: stored report: %w", eventID, err)
 		}
@@ -261,6 +261,6 @@ func (db *DB) RawEvent(ctx context.Context, projectID int64, eventID string) (st
 	if err != nil {
 		return "", nil, err
 	}
-	raw, err = db.dec.DecodeAll(raw, nil)
+	raw, err = db.decompress(raw)
 	return format, raw, err
 }

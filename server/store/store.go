@@ -5,8 +5,8 @@
 // rewritten for PostgreSQL; the methods whose work differs (accepting,
 // claiming and locating events) have a PostgreSQL variant in postgres.go.
 //
-// Raw payloads and processed reports are stored zstd-compressed in the
-// events table, so that accepting an event is one transaction.
+// Raw payloads and processed reports are stored compressed (compress.go)
+// in the events table, so that accepting an event is one transaction.
 //
 // # Several replicas
 //
@@ -80,8 +80,7 @@ type DB struct {
 	// which finds them already prepared on that connection.
 	stmts sqliteStmts
 
-	enc *zstd.Encoder
-	dec *zstd.Decoder
+	dec *zstd.Decoder // for values stored before S2 (compress.go)
 
 	// Now returns the current time; tests replace it.
 	Now func() time.Time
@@ -123,14 +122,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		}
 		db.r.SetMaxOpenConns(4)
 	}
-	// Without entropy coding zstd compresses a processed report (48 KB of
-	// JSON in the load benchmark) about twice as fast for 19 % more bytes
-	// (4.1 KB instead of 3.5 KB); compression was 14 % of the server's
-	// CPU per event. The output is ordinary zstd.
-	if db.enc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithNoEntropyCompression(true)); err != nil {
-		return nil, err
-	}
-	if db.dec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(256<<20)); err != nil {
+	if db.dec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(maxStored)); err != nil {
 		return nil, err
 	}
 	if err := db.migrate(ctx); err != nil {
