@@ -202,7 +202,7 @@ func (p *Processor) Process(ctx context.Context, q *server.Queued) (res *server.
 // symbolicate fills in native frames and returns the modules that had
 // frames but no debug file.
 func (p *Processor) symbolicate(ctx context.Context, projectID int64, r *report.Report) []server.MissingModule {
-	s := &symbolicator{p: p, ctx: ctx, project: projectID, r: r, missing: map[string]server.MissingModule{}}
+	s := &symbolicator{p: p, ctx: ctx, project: projectID, r: r, missing: map[string]server.MissingModule{}, tables: map[*report.Module]*Table{}}
 	for i := range r.Threads {
 		r.Threads[i].Frames = s.frames(r.Threads[i].Frames, true)
 	}
@@ -238,6 +238,29 @@ type symbolicator struct {
 	r       *report.Report
 	missing map[string]server.MissingModule
 	buf     []symbolize.Frame
+	// tables holds the table of each module looked up so far, nil for
+	// one without symbols: frames mostly share a few modules, and
+	// Symbols.Lookup costs a formatted key and a lock each time.
+	tables map[*report.Module]*Table
+}
+
+// table returns the symbols of module m, or nil (recording m as missing
+// when it has no debug file).
+func (s *symbolicator) table(m *report.Module) *Table {
+	if t, ok := s.tables[m]; ok {
+		return t
+	}
+	t, err := s.p.Symbols.Lookup(s.ctx, s.project, m.DebugID, m.CodeID, m.Arch)
+	if err != nil {
+		if !errors.Is(err, ErrNoSymbols) {
+			s.p.Logger.Warn("symbols", "module", m.Name, "debug_id", m.DebugID, "err", err)
+		}
+		key := m.DebugID + "/" + m.CodeID
+		s.missing[key] = server.MissingModule{DebugID: missingDebugID(m), CodeID: strings.ToLower(m.CodeID), Name: moduleName(m), Arch: m.Arch}
+		t = nil
+	}
+	s.tables[m] = t
+	return t
 }
 
 // frames symbolicates one stack. exactTop says the first frame's address
@@ -260,13 +283,8 @@ func (s *symbolicator) frames(fs []report.Frame, exactTop bool) []report.Frame {
 			out = append(out, f)
 			continue
 		}
-		t, err := s.p.Symbols.Lookup(s.ctx, s.project, m.DebugID, m.CodeID, m.Arch)
-		if err != nil {
-			if !errors.Is(err, ErrNoSymbols) {
-				s.p.Logger.Warn("symbols", "module", m.Name, "debug_id", m.DebugID, "err", err)
-			}
-			key := m.DebugID + "/" + m.CodeID
-			s.missing[key] = server.MissingModule{DebugID: missingDebugID(m), CodeID: strings.ToLower(m.CodeID), Name: moduleName(m), Arch: m.Arch}
+		t := s.table(m)
+		if t == nil {
 			out = append(out, f)
 			continue
 		}
