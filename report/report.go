@@ -295,14 +295,17 @@ func Decode(rd io.Reader, limit int64) (*Report, error) {
 
 // Parse decodes one report held in data, like Decode without the limit.
 func Parse(data []byte) (*Report, error) {
-	r := new(Report)
-	if err := json.Unmarshal(data, r); err != nil {
-		// A report of a future major version may fail on its new layout;
-		// say that rather than the type mismatch.
-		if v, _, herr := Head(data); herr == nil && v != "" && CheckVersion(v) != nil {
-			return nil, CheckVersion(v)
+	r, ok := parseFast(data)
+	if !ok {
+		r = new(Report)
+		if err := json.Unmarshal(data, r); err != nil {
+			// A report of a future major version may fail on its new
+			// layout; say that rather than the type mismatch.
+			if v, _, herr := Head(data); herr == nil && v != "" && CheckVersion(v) != nil {
+				return nil, CheckVersion(v)
+			}
+			return nil, fmt.Errorf("report: %w", err)
 		}
-		return nil, fmt.Errorf("report: %w", err)
 	}
 	if r.Version == "" {
 		return nil, fmt.Errorf("%w: no version field", ErrVersion)

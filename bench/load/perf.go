@@ -37,16 +37,17 @@ var stages = []struct {
 	name  string
 	match []string
 }{
-	{"ingest: commit (batcher → store.Accept: zstd + INSERT + COMMIT)", []string{"store.(*DB).Accept"}},
+	{"ingest: commit (batcher → store.Accept: compression + INSERT + COMMIT)", []string{"store.(*DB).Accept"}},
 	{"ingest: HTTP handler (auth, read body, detect, split)", []string{"api.(*Server).postReport", "api.(*batcher)"}},
-	{"process: claim (UPDATE … RETURNING, zstd decode)", []string{"store.(*DB).Claim"}},
-	{"process: complete (report encode, zstd, issue/event SQL, COMMIT)", []string{"store.(*DB).Complete"}},
+	{"process: claim (UPDATE … RETURNING, decompression)", []string{"store.(*DB).Claim"}},
+	{"process: complete (report encode, compression, issue/event SQL, COMMIT)", []string{"store.(*DB).Complete"}},
 	{"process: decode report JSON", []string{"server/ingest.Decode"}},
 	{"process: symbolicate", []string{"process.(*Processor).symbolicate", "process.(*symbolicator)", "process.(*Symbols)"}},
 	{"process: in-app marking + grouping", []string{"process.MarkInApp", "server/group."}},
 	{"process: other", []string{"process.(*Processor)"}},
 	{"healthz + read API", []string{"api.(*Server)."}},
 	{"net/http server (parse request, write answer, connections)", []string{"net/http."}},
+	{"store: WAL checkpoints (SQLite, beside the writer)", []string{"store.(*DB).checkpoints"}},
 	{"GC background workers", []string{"runtime.gcBgMarkWorker"}},
 	{"runtime: scheduler, timers, other", nil},
 }
@@ -60,7 +61,7 @@ var kinds = []struct {
 }{
 	{"SQLite engine (modernc.org)", []string{"modernc.org/"}},
 	{"database/sql", []string{"database/sql"}},
-	{"zstd", []string{"github.com/klauspost/compress"}},
+	{"compression (S2, zstd)", []string{"github.com/klauspost/compress"}},
 	{"JSON", []string{"encoding/json."}},
 	{"symbolication", []string{"github.com/backtrail/backtrail/symbolize", "github.com/backtrail/backtrail/symcache", "github.com/backtrail/backtrail/demangle", "~process.(*Symbols)"}},
 	{"regexp", []string{"regexp."}},

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -78,6 +79,13 @@ func flagString(fs *flag.FlagSet, name string) string { return fs.Lookup(name).V
 func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
 	if len(args) > 0 {
 		return usagef("unexpected argument %q", args[0])
+	}
+	if os.Getenv("GOGC") == "" {
+		// The server's live heap is a few MB while each event allocates
+		// ≈ 100 KB on its way (decoded report, frames, buffers): at 2,000
+		// events/s the default of 100 ran a collection every 13 ms, 9 % of
+		// the CPU; at 400 it is 3 %, for ≈ 15 MB more RSS.
+		debug.SetGCPercent(400)
 	}
 	dir := flagString(fs, "data")
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -31,9 +31,13 @@ type Processor struct {
 	Symbols *Symbols
 	// Name identifies this node's leases (default the host name and pid).
 	Name string
-	// Workers is the number of events processed in parallel (default
-	// GOMAXPROCS); Batch the events leased and completed per transaction
-	// (default 64); Lease how long a lease lasts (default 30 s).
+	// Workers is the number of events processed in parallel, over all
+	// batches in flight (default GOMAXPROCS − 1, at least 1: processing
+	// leaves a processor to the HTTP handlers and the writer, whose
+	// clients are waiting, where Go's scheduler would otherwise serve the
+	// runnable processing goroutines first and notice network input late).
+	// Batch the events leased and completed per transaction (default 64);
+	// Lease how long a lease lasts (default 30 s).
 	Workers int
 	Batch   int
 	Lease   time.Duration
@@ -53,6 +57,7 @@ type Processor struct {
 	Logger *slog.Logger
 
 	wake chan struct{}
+	sem  chan struct{} // a token per running worker
 	once sync.Once
 }
 
@@ -60,8 +65,9 @@ func (p *Processor) init() {
 	p.once.Do(func() {
 		p.wake = make(chan struct{}, 1)
 		if p.Workers <= 0 {
-			p.Workers = runtime.GOMAXPROCS(0)
+			p.Workers = max(1, runtime.GOMAXPROCS(0)-1)
 		}
+		p.sem = make(chan struct{}, p.Workers)
 		if p.Loops <= 0 {
 			p.Loops = 2
 		}
@@ -149,14 +155,13 @@ func (p *Processor) RunOnce(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	out := make([]*server.Processed, len(qs))
-	sem := make(chan struct{}, p.Workers)
 	var wg sync.WaitGroup
 	for i, q := range qs {
 		wg.Add(1)
-		sem <- struct{}{}
+		p.sem <- struct{}{}
 		go func() {
 			defer wg.Done()
-			defer func() { <-sem }()
+			defer func() { <-p.sem }()
 			out[i] = p.Process(ctx, q)
 		}()
 	}
@@ -197,7 +202,7 @@ func (p *Processor) Process(ctx context.Context, q *server.Queued) (res *server.
 // symbolicate fills in native frames and returns the modules that had
 // frames but no debug file.
 func (p *Processor) symbolicate(ctx context.Context, projectID int64, r *report.Report) []server.MissingModule {
-	s := &symbolicator{p: p, ctx: ctx, project: projectID, r: r, missing: map[string]server.MissingModule{}}
+	s := &symbolicator{p: p, ctx: ctx, project: projectID, r: r, missing: map[string]server.MissingModule{}, tables: map[*report.Module]*Table{}}
 	for i := range r.Threads {
 		r.Threads[i].Frames = s.frames(r.Threads[i].Frames, true)
 	}
@@ -233,6 +238,29 @@ type symbolicator struct {
 	r       *report.Report
 	missing map[string]server.MissingModule
 	buf     []symbolize.Frame
+	// tables holds the table of each module looked up so far, nil for
+	// one without symbols: frames mostly share a few modules, and
+	// Symbols.Lookup costs a formatted key and a lock each time.
+	tables map[*report.Module]*Table
+}
+
+// table returns the symbols of module m, or nil (recording m as missing
+// when it has no debug file).
+func (s *symbolicator) table(m *report.Module) *Table {
+	if t, ok := s.tables[m]; ok {
+		return t
+	}
+	t, err := s.p.Symbols.Lookup(s.ctx, s.project, m.DebugID, m.CodeID, m.Arch)
+	if err != nil {
+		if !errors.Is(err, ErrNoSymbols) {
+			s.p.Logger.Warn("symbols", "module", m.Name, "debug_id", m.DebugID, "err", err)
+		}
+		key := m.DebugID + "/" + m.CodeID
+		s.missing[key] = server.MissingModule{DebugID: missingDebugID(m), CodeID: strings.ToLower(m.CodeID), Name: moduleName(m), Arch: m.Arch}
+		t = nil
+	}
+	s.tables[m] = t
+	return t
 }
 
 // frames symbolicates one stack. exactTop says the first frame's address
@@ -255,13 +283,8 @@ func (s *symbolicator) frames(fs []report.Frame, exactTop bool) []report.Frame {
 			out = append(out, f)
 			continue
 		}
-		t, err := s.p.Symbols.Lookup(s.ctx, s.project, m.DebugID, m.CodeID, m.Arch)
-		if err != nil {
-			if !errors.Is(err, ErrNoSymbols) {
-				s.p.Logger.Warn("symbols", "module", m.Name, "debug_id", m.DebugID, "err", err)
-			}
-			key := m.DebugID + "/" + m.CodeID
-			s.missing[key] = server.MissingModule{DebugID: missingDebugID(m), CodeID: strings.ToLower(m.CodeID), Name: moduleName(m), Arch: m.Arch}
+		t := s.table(m)
+		if t == nil {
 			out = append(out, f)
 			continue
 		}

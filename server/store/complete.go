@@ -68,7 +68,7 @@ func (db *DB) Complete(ctx context.Context, ps []*server.Processed) error {
 				reportBufs.Put(bp)
 				return fmt.Errorf("encode report: %w", err)
 			}
-			r.data = db.enc.EncodeAll(b, nil)
+			r.data = compress(b)
 			*bp = b
 			reportBufs.Put(bp)
 		}

@@ -30,7 +30,7 @@ func (db *DB) Accept(ctx context.Context, evs []*server.Incoming) ([]bool, error
 	dup := make([]bool, len(evs))
 	raws := make([][]byte, len(evs))
 	for i, e := range evs {
-		raws[i] = db.enc.EncodeAll(e.Raw, nil)
+		raws[i] = compress(e.Raw)
 	}
 	if db.dialect == "postgres" {
 		return db.pgAccept(ctx, evs, raws)
@@ -99,21 +99,34 @@ func (db *DB) Claim(ctx context.Context, worker string, n int, lease time.Durati
 			if err := rows.Scan(&q.ID, &q.ProjectID, &q.EventID, &q.Format, &raw, &recv, &q.Attempts); err != nil {
 				return err
 			}
-			q.Received = fromMS(recv)
-			if q.Raw, err = db.dec.DecodeAll(raw, nil); err != nil {
-				return fmt.Errorf("event %s: stored payload: %w", q.EventID, err)
-			}
+			q.Received, q.Raw = fromMS(recv), raw
 			out = append(out, &q)
 		}
 		return rows.Err()
 	})
+	if err != nil {
+		return nil, err
+	}
 	// RETURNING gives rows in no particular order.
 	sortQueued(out)
-	return out, err
+	return out, db.decompressRaw(out)
 }
 
 func sortQueued(qs []*server.Queued) {
 	slices.SortFunc(qs, func(a, b *server.Queued) int { return cmp.Compare(a.ID, b.ID) })
+}
+
+// decompressRaw decompresses the payloads Claim read, after its
+// transaction: on SQLite the writer is held until the commit, and every
+// accept waits for it.
+func (db *DB) decompressRaw(qs []*server.Queued) error {
+	for _, q := range qs {
+		var err error
+		if q.Raw, err = db.decompress(q.Raw); err != nil {
+			return fmt.Errorf("event %s: stored payload: %w", q.EventID, err)
+		}
+	}
+	return nil
 }
 
 // Pending returns the number of queued or leased events.
@@ -209,7 +222,7 @@ func (db *DB) Event(ctx context.Context, projectID int64, eventID string) (*serv
 		return nil, err
 	}
 	if data != nil {
-		js, err := db.dec.DecodeAll(data, nil)
+		js, err := db.decompress(data)
 		if err != nil {
 			return nil, fmt.Errorf("event %s: stored report: %w", eventID, err)
 		}
@@ -248,6 +261,6 @@ func (db *DB) RawEvent(ctx context.Context, projectID int64, eventID string) (st
 	if err != nil {
 		return "", nil, err
 	}
-	raw, err = db.dec.DecodeAll(raw, nil)
+	raw, err = db.decompress(raw)
 	return format, raw, err
 }

@@ -266,16 +266,16 @@ func (db *DB) pgClaim(ctx context.Context, worker string, n int, lease time.Dura
 			if err := rows.Scan(&q.ID, &q.ProjectID, &q.EventID, &q.Format, &raw, &recv); err != nil {
 				return err
 			}
-			q.Received, q.Attempts = fromMS(recv), attempts[q.ID]
-			if q.Raw, err = db.dec.DecodeAll(raw, nil); err != nil {
-				return fmt.Errorf("event %s: stored payload: %w", q.EventID, err)
-			}
+			q.Received, q.Attempts, q.Raw = fromMS(recv), attempts[q.ID], raw
 			out = append(out, &q)
 		}
 		return rows.Err()
 	})
+	if err != nil {
+		return nil, err
+	}
 	sortQueued(out)
-	return out, err
+	return out, db.decompressRaw(out)
 }
 
 // pgRequeue queues processed and failed events again with fresh attempts;

@@ -5,8 +5,8 @@
 // rewritten for PostgreSQL; the methods whose work differs (accepting,
 // claiming and locating events) have a PostgreSQL variant in postgres.go.
 //
-// Raw payloads and processed reports are stored zstd-compressed in the
-// events table, so that accepting an event is one transaction.
+// Raw payloads and processed reports are stored compressed (compress.go)
+// in the events table, so that accepting an event is one transaction.
 //
 // # Several replicas
 //
@@ -70,14 +70,17 @@ type DB struct {
 
 	gate writeGate // SQLite: orders the writers
 
+	// SQLite: closing stop ends the checkpointer, which then closes
+	// stopped (see checkpoint.go).
+	stop, stopped chan struct{}
+
 	// The SQLite statements every event runs, prepared once on the
 	// writer's connection: preparing them in each transaction cost
 	// ≈ 46 µs per event. Transactions use them through Tx.StmtContext,
 	// which finds them already prepared on that connection.
 	stmts sqliteStmts
 
-	enc *zstd.Encoder
-	dec *zstd.Decoder
+	dec *zstd.Decoder // for values stored before S2 (compress.go)
 
 	// Now returns the current time; tests replace it.
 	Now func() time.Time
@@ -108,7 +111,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		db.r = db.w
 	} else {
 		db.dialect = "sqlite"
-		q := "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(ON)&_txlock=immediate"
+		q := "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=wal_autocheckpoint(0)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(ON)&_txlock=immediate"
 		if db.w, err = sql.Open("sqlite", "file:"+dsn+q); err != nil {
 			return nil, err
 		}
@@ -119,14 +122,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		}
 		db.r.SetMaxOpenConns(4)
 	}
-	// Without entropy coding zstd compresses a processed report (48 KB of
-	// JSON in the load benchmark) about twice as fast for 19 % more bytes
-	// (4.1 KB instead of 3.5 KB); compression was 14 % of the server's
-	// CPU per event. The output is ordinary zstd.
-	if db.enc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithNoEntropyCompression(true)); err != nil {
-		return nil, err
-	}
-	if db.dec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(256<<20)); err != nil {
+	if db.dec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(maxStored)); err != nil {
 		return nil, err
 	}
 	if err := db.migrate(ctx); err != nil {
@@ -138,6 +134,8 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 			db.Close()
 			return nil, err
 		}
+		db.stop, db.stopped = make(chan struct{}), make(chan struct{})
+		go db.checkpoints()
 	}
 	return db, nil
 }
@@ -168,6 +166,10 @@ func (db *DB) prepare(ctx context.Context) error {
 
 // Close closes the database.
 func (db *DB) Close() error {
+	if db.stop != nil {
+		close(db.stop)
+		<-db.stopped
+	}
 	if db.dec != nil {
 		db.dec.Close()
 	}
