@@ -1105,7 +1105,15 @@ func (d *Demangler) typ() int32 {
 			// peers qualify in their own ways.
 			return d.fail()
 		}
-		t = d.unary(kQual, d.typ(), q)
+		t = d.typ()
+		if t >= 0 && d.nodes[t].kind == kQual {
+			// The qualifiers of a template argument merge with
+			// those added to it: "T const" of "int const" is
+			// "int const".
+			q |= d.nodes[t].flags
+			t = d.nodes[t].a
+		}
+		t = d.unary(kQual, t, q)
 	case 'P':
 		d.pos++
 		t = d.unary(kPointer, d.typ(), 0)
