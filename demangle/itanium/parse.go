@@ -241,6 +241,12 @@ func (d *Demangler) parse(name string, style Style) (int32, string, bool) {
 	default:
 		return -1, "", false
 	}
+	suffix := ""
+	if i := strings.IndexByte(name, '.'); i >= 0 && style == LLVM && !block {
+		// LLVM 14 takes everything from the first '.' for a clone
+		// suffix, even inside an identifier.
+		name, suffix = name[:i], name[i:]
+	}
 	d.reset(name)
 	root := d.encoding()
 	if d.failed || root < 0 {
@@ -250,16 +256,14 @@ func (d *Demangler) parse(name string, style Style) (int32, string, bool) {
 	if block {
 		return d.blockInvoke(root, rest)
 	}
-	if rest == "" {
-		return root, "", true
+	if rest == "" || style == LLVM {
+		return root, suffix, rest == ""
 	}
 	if rest[0] != '.' {
 		return -1, "", false
 	}
-	if style == LLVM {
-		return root, rest, true
-	}
-	if !isGNUCloneSuffix(rest) {
+	// GNU reads clone suffixes only after a function's parameters.
+	if !isGNUCloneSuffix(rest) || d.nodes[root].kind != kEncoding {
 		return -1, "", false
 	}
 	return root, rest, true
@@ -356,6 +360,10 @@ func (d *Demangler) encoding() int32 {
 	}
 	d.fwd = d.fwd[:fwdMark]
 	if d.atEncodingEnd() {
+		if st.quals != 0 {
+			// A qualified name that is not a function's.
+			return d.fail()
+		}
 		return name
 	}
 	ret := int32(-1)
