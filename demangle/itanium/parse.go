@@ -122,7 +122,8 @@ type Demangler struct {
 	// constructor's base).
 	subsLimit int
 
-	p printer
+	p   printer
+	buf []byte // Demangle's output, kept for its memory
 }
 
 func (d *Demangler) fail() int32 {
@@ -213,8 +214,12 @@ func (d *Demangler) reset(s string) {
 // name is malformed, uses a construct this package does not implement, or
 // exceeds a bound; package demangle then uses its complete demangler.
 func (d *Demangler) Demangle(name string, style Style) (string, bool) {
-	b, ok := d.Append(nil, name, style)
-	return string(b), ok
+	b, ok := d.Append(d.buf[:0], name, style)
+	d.buf = b[:0]
+	if !ok {
+		return "", false
+	}
+	return string(b), true
 }
 
 // Append is Demangle writing to the end of dst.
@@ -482,7 +487,12 @@ func (d *Demangler) name(st *nameState) int32 {
 	if !d.enter() {
 		return -1
 	}
-	defer d.leave()
+	n := d.nameNode(st)
+	d.leave()
+	return n
+}
+
+func (d *Demangler) nameNode(st *nameState) int32 {
 	switch c := d.peek(); {
 	case c == 'N':
 		return d.nestedName(st)
@@ -555,7 +565,12 @@ func (d *Demangler) templateArg() int32 {
 	if !d.enter() {
 		return -1
 	}
-	defer d.leave()
+	n := d.templateArgNode()
+	d.leave()
+	return n
+}
+
+func (d *Demangler) templateArgNode() int32 {
 	switch d.peek() {
 	case 'J':
 		d.pos++
@@ -1075,7 +1090,12 @@ func (d *Demangler) typ() int32 {
 	if !d.enter() {
 		return -1
 	}
-	defer d.leave()
+	n := d.typNode()
+	d.leave()
+	return n
+}
+
+func (d *Demangler) typNode() int32 {
 	uses := d.tpUses
 	var t int32
 	switch c, c1 := d.peek(), d.peekAt(1); c {

@@ -178,10 +178,13 @@ func (d *Demangler) collapse(n int32) (uint8, int32) {
 }
 
 func (d *Demangler) left(n int32) {
-	if !d.visit(n) {
-		return
+	if d.visit(n) {
+		d.leftNode(n)
 	}
-	defer func() { d.p.depth-- }()
+	d.p.depth--
+}
+
+func (d *Demangler) leftNode(n int32) {
 	p := &d.p
 	nd := &d.nodes[n]
 	switch nd.kind {
@@ -333,10 +336,13 @@ func (d *Demangler) left(n int32) {
 }
 
 func (d *Demangler) right(n int32) {
-	if !d.visit(n) {
-		return
+	if d.visit(n) {
+		d.rightNode(n)
 	}
-	defer func() { d.p.depth-- }()
+	d.p.depth--
+}
+
+func (d *Demangler) rightNode(n int32) {
 	p := &d.p
 	nd := &d.nodes[n]
 	switch nd.kind {
