@@ -549,6 +549,11 @@ func (d *Demangler) templateArgs(name int32, tag bool) int32 {
 		d.stack = append(d.stack, a)
 	}
 	lo, hi := d.endList(mark)
+	if lo == hi {
+		// No argument at all (an empty pack is one): not a mangling
+		// that compilers emit, and the fallback spaces it its own way.
+		return d.fail()
+	}
 	if tag {
 		d.tagDepth--
 		d.tpLo, d.tpHi, d.tpSet = lo, hi, true
@@ -1128,9 +1133,9 @@ func (d *Demangler) typNode() int32 {
 		}
 	case 'r', 'V', 'K':
 		q := d.cvQualifiers()
-		if d.peek() == 'F' || d.peek() == 'D' {
-			// Qualified function types, and the D types, which the
-			// peers qualify in their own ways.
+		if c := d.peek(); c == 'F' || c == 'D' || c == 'r' || c == 'V' || c == 'K' {
+			// Qualified function types, the D types and repeated
+			// qualifiers, which the peers qualify in their own ways.
 			return d.fail()
 		}
 		t = d.typ()
@@ -1222,8 +1227,10 @@ func (d *Demangler) functionType() int32 {
 	}
 	var quals uint8
 	mark := len(d.stack)
+	params := false // a parameter, or v for none, as the fallback requires
 	for !d.consume('E') {
 		if d.consume('v') {
+			params = true
 			continue
 		}
 		if c := d.peek(); (c == 'R' || c == 'O') && d.peekAt(1) == 'E' {
@@ -1239,6 +1246,10 @@ func (d *Demangler) functionType() int32 {
 			return -1
 		}
 		d.stack = append(d.stack, t)
+		params = true
+	}
+	if !params {
+		return d.fail()
 	}
 	lo, hi := d.endList(mark)
 	return d.add(node{kind: kFunc, flags: quals, a: ret, b: -1, lo: lo, hi: hi})
