@@ -592,18 +592,63 @@ func (d *Demangler) templateArgNode() int32 {
 	case 'L':
 		return d.literal()
 	case 'X':
-		// Of the expressions, only a template parameter.
-		if d.peekAt(1) != 'T' {
+		// Of the expressions, only a template parameter and a
+		// qualified name such as is_signed<T>::value.
+		d.pos++
+		var t int32
+		switch {
+		case d.peek() == 'T':
+			t = d.templateParam()
+		case d.peek() == 's' && d.peekAt(1) == 'r' && isDigit(d.peekAt(2)):
+			t = d.unresolvedName()
+		default:
 			return d.fail()
 		}
-		d.pos++
-		t := d.templateParam()
 		if t < 0 || !d.consume('E') {
 			return d.fail()
 		}
 		return t
 	}
 	return d.typ()
+}
+
+// unresolvedName reads the one form of <unresolved-name> that this package
+// implements, that of enable_if's conditions:
+//
+//	sr <unresolved-qualifier-level>+ E <simple-id>
+//	<unresolved-qualifier-level>, <simple-id> ::= <source-name> [<template-args>]
+//
+// None of its parts is a substitution candidate (see ../srfix.go).
+func (d *Demangler) unresolvedName() int32 {
+	d.pos += 2 // sr
+	soFar := int32(-1)
+	for !d.consume('E') {
+		if !isDigit(d.peek()) {
+			return d.fail()
+		}
+		level := d.simpleID()
+		if soFar < 0 {
+			soFar = level
+		} else {
+			soFar = d.binary(kNested, soFar, level)
+		}
+		if soFar < 0 {
+			return -1
+		}
+	}
+	if soFar < 0 || !isDigit(d.peek()) {
+		return d.fail()
+	}
+	return d.binary(kNested, soFar, d.simpleID())
+}
+
+// simpleID reads <simple-id> ::= <source-name> [<template-args>].
+func (d *Demangler) simpleID() int32 {
+	n := d.sourceName()
+	if n >= 0 && d.peek() == 'I' {
+		n = d.templateArgs(n, false)
+	}
+	return n
 }
 
 // literal reads an integer, bool or enumeration literal, L <type>
@@ -1116,6 +1161,12 @@ func (d *Demangler) typNode() int32 {
 			return d.leaf(kBuiltin, "char16_t")
 		case 'u':
 			return d.leaf(kBuiltin, "char8_t")
+		case 'd':
+			return d.leaf(kBuiltin, "decimal64")
+		case 'e':
+			return d.leaf(kBuiltin, "decimal128")
+		case 'f':
+			return d.leaf(kBuiltin, "decimal32")
 		case 'a':
 			return d.leaf(kBuiltin, "auto")
 		case 'c':
@@ -1133,7 +1184,8 @@ func (d *Demangler) typNode() int32 {
 		}
 	case 'r', 'V', 'K':
 		q := d.cvQualifiers()
-		if c := d.peek(); c == 'F' || c == 'D' || c == 'r' || c == 'V' || c == 'K' {
+		c, c1 := d.peek(), d.peekAt(1)
+		if c == 'F' || c == 'D' && !isBuiltinD(c1) || c == 'r' || c == 'V' || c == 'K' {
 			// Qualified function types, the D types and repeated
 			// qualifiers, which the peers qualify in their own ways.
 			return d.fail()
@@ -1205,6 +1257,12 @@ func (d *Demangler) typNode() int32 {
 	}
 	d.addSub(t, uses)
 	return t
+}
+
+// isBuiltinD reports whether c follows 'D' in a builtin type that this
+// package implements.
+func isBuiltinD(c byte) bool {
+	return strings.IndexByte("isundefac", c) >= 0 && c != 0
 }
 
 // builtins are the names of the builtin types by their letter.
