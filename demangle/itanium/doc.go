@@ -18,7 +18,8 @@
 // and destructors (inheriting ones too), ABI tags, lambdas and unnamed
 // types, pack expansions, clone suffixes, Clang's block invocation
 // functions, and the special names for vtables, VTTs, typeinfo, guard
-// variables, thread-local routines and thunks. For anything else
+// variables, thread-local routines, thunks and (in the GNU styles) GCC's
+// transaction clones. For anything else
 // (expressions, decltype, vendor qualifiers, vector types, and the rarer
 // special names) it declines: Demangle reports false, and package
 // demangle falls back to its complete demangler.

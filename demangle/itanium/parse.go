@@ -238,6 +238,8 @@ func (d *Demangler) parse(name string, style Style) (int32, string, bool) {
 	case strings.HasPrefix(name, "___Z"):
 		// Clang's block invocation functions, which all styles read.
 		name, block = name[4:], true
+	case strings.HasPrefix(name, "_ZGT") && style == LLVM:
+		return -1, "", false
 	case strings.HasPrefix(name, "_Z"):
 		name = name[2:]
 	case strings.HasPrefix(name, "__Z") && style == Short:
@@ -429,6 +431,15 @@ func (d *Demangler) specialName() int32 {
 		return d.special("TH", d.name(nil))
 	case c == 'T' && c1 == 'W':
 		return d.special("TW", d.name(nil))
+	case c == 'G' && c1 == 'T' && (d.peek() == 't' || d.peek() == 'n'):
+		// GCC's transaction clones, which LLVM 14 does not know:
+		// package demangle leaves them alone in the LLVM style.
+		text = "transaction clone for "
+		if d.peek() == 'n' {
+			text = "non-transaction clone for "
+		}
+		d.pos++
+		return d.special(text, d.encoding())
 	case c == 'G' && c1 == 'V':
 		return d.special("guard variable for ", d.name(nil))
 	default:
@@ -1191,6 +1202,11 @@ func (d *Demangler) typNode() int32 {
 			return d.fail()
 		}
 		t = d.typ()
+		if t >= 0 && d.nodes[t].kind == kRef {
+			// A qualified reference, which the fallback
+			// collapses its own way.
+			return d.fail()
+		}
 		if t >= 0 && d.nodes[t].kind == kQual {
 			// The qualifiers of a template argument merge with
 			// those added to it: "T const" of "int const" is
