@@ -373,6 +373,12 @@ func (d *Demangler) encoding() int32 {
 		}
 		return name
 	}
+	if !st.endsWithArgs {
+		// The parameters of a function that is not a template refer
+		// to no template parameters (GNU fails where LLVM takes
+		// those of its class).
+		d.tpSet = false
+	}
 	ret := int32(-1)
 	if !st.ctorDtorConv && st.endsWithArgs {
 		if ret = d.typ(); ret < 0 {
