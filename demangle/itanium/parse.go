@@ -706,6 +706,11 @@ func (d *Demangler) literal() int32 {
 func (d *Demangler) nestedName(st *nameState) int32 {
 	d.pos++
 	quals := d.cvQualifiers()
+	if c := d.peek(); c == 'r' || c == 'V' || c == 'K' {
+		// GNU reads qualifiers in any order, and so "rs" (operator>>)
+		// after K as restrict.
+		return d.fail()
+	}
 	switch {
 	case d.consume('R'):
 		quals |= refL
