@@ -771,6 +771,11 @@ func (d *Demangler) nestedName(st *nameState) int32 {
 			}
 			d.addSub(soFar, uses)
 		case c == 'S' && c1 != 't':
+			if soFar >= 0 {
+				// Only a prefix is a substitution; the peers
+				// disagree on one inside a nested name.
+				return d.fail()
+			}
 			s := d.substitution()
 			if s >= 0 && d.nodes[s].kind == kSpecialSub && d.isCtorDtorNext() && strings.IndexByte("sido", d.nodes[s].flags) >= 0 {
 				// Before a constructor or destructor, the peers
@@ -782,9 +787,6 @@ func (d *Demangler) nestedName(st *nameState) int32 {
 			}
 			if !push(s) {
 				return -1
-			}
-			if soFar != s {
-				d.addSub(s, uses)
 			}
 		case c == 'C' || c == 'D' && c1 != 'C' && c1 != 't' && c1 != 'T':
 			if soFar < 0 {
