@@ -1231,12 +1231,18 @@ func (d *Demangler) typNode() int32 {
 	case 'P':
 		d.pos++
 		t = d.unary(kPointer, d.typ(), 0)
-	case 'R':
+	case 'R', 'O':
 		d.pos++
-		t = d.unary(kRef, d.typ(), refL)
-	case 'O':
-		d.pos++
-		t = d.unary(kRef, d.typ(), refR)
+		if c1 == 'R' || c1 == 'O' {
+			// A reference to a reference, which no compiler
+			// mangles and the fallback collapses its own way.
+			return d.fail()
+		}
+		ref := uint8(refL)
+		if c == 'O' {
+			ref = refR
+		}
+		t = d.unary(kRef, d.typ(), ref)
 	case 'F':
 		t = d.functionType()
 	case 'A':
