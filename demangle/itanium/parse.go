@@ -1065,6 +1065,11 @@ func (d *Demangler) substitution() int32 {
 	c := d.peek()
 	if strings.IndexByte(specialSubs, c) >= 0 && c != 0 {
 		d.pos++
+		if c != 'a' && c != 'b' && d.peek() == 'I' {
+			// Template arguments for std::string and the streams,
+			// which are no templates.
+			return d.fail()
+		}
 		n := d.add(node{kind: kSpecialSub, flags: c, a: -1, b: 0})
 		if d.peek() == 'B' {
 			n = d.abiTags(n)
