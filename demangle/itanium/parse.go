@@ -804,7 +804,9 @@ func (d *Demangler) nestedName(st *nameState) int32 {
 			d.addSub(soFar, uses)
 		}
 	}
-	if soFar < 0 || len(d.subs) == 0 {
+	if soFar < 0 || len(d.subs) == 0 || d.nodes[soFar].kind != kNested && d.nodes[soFar].kind != kTemplate {
+		// A nested name of one part is not what compilers emit, and
+		// the peers number its substitutions each their own way.
 		return d.fail()
 	}
 	d.subs = d.subs[:len(d.subs)-1]
