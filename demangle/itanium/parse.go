@@ -798,8 +798,14 @@ func (d *Demangler) nestedName(st *nameState) int32 {
 			soFar = d.abiTags(soFar)
 			d.addSub(soFar, uses)
 		default:
-			if !push(d.unqualifiedName(st)) {
+			u := d.unqualifiedName(st)
+			if !push(u) {
 				return -1
+			}
+			if d.nodes[u].kind == kConversion && d.peek() != 'E' && d.peek() != 'I' {
+				// A conversion operator that is not the last
+				// part: the fallback's substitutions go astray.
+				return d.fail()
 			}
 			d.addSub(soFar, uses)
 		}
