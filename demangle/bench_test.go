@@ -13,7 +13,8 @@ import (
 )
 
 // BenchmarkDemangle measures Demangle per scheme and style over real names:
-// one op is one name, cycling through samples of the symbol lists. For C++
+// one op is one name, cycling through samples of the symbol lists
+// (Itanium-long: all C++ names longer than 250 bytes). For C++
 // it also measures the complete demangler alone (".../fallback", which was
 // Demangle before the fast path of package itanium) and, for the peer
 // figure, llvm-cxxfilt-14 and c++filt over the same names (".../peer=…",
@@ -36,15 +37,24 @@ func BenchmarkDemangle(b *testing.B) {
 	rustList := func(file string) []string {
 		return readList(b, filepath.Join("..", "rust", "testdata", file))
 	}
+	var long []string
+	for _, n := range cxx {
+		if len(n) > 250 {
+			long = append(long, n)
+		}
+	}
 	for _, s := range []struct {
+		set    string
 		scheme demangle.Scheme
 		names  []string
 	}{
-		{demangle.Itanium, every(cxx, 13)},
-		{demangle.RustV0, rustList("v0.txt.gz")},
-		{demangle.RustLegacy, rustList("legacy.txt.gz")},
-		{demangle.Swift, []string{"$s4main3FooV3baryyF", "_$s10Foundation4DataV15_RepresentationOWOy"}},
-		{demangle.None, []string{"main", "__libc_start_main", "_start", "memcpy@plt"}},
+		{"Itanium", demangle.Itanium, every(cxx, 13)},
+		// The template-heavy names: all those longer than 250 bytes.
+		{"Itanium-long", demangle.Itanium, long},
+		{"RustV0", demangle.RustV0, rustList("v0.txt.gz")},
+		{"RustLegacy", demangle.RustLegacy, rustList("legacy.txt.gz")},
+		{"Swift", demangle.Swift, []string{"$s4main3FooV3baryyF", "_$s10Foundation4DataV15_RepresentationOWOy"}},
+		{"None", demangle.None, []string{"main", "__libc_start_main", "_start", "memcpy@plt"}},
 	} {
 		for _, n := range s.names {
 			if got := demangle.SchemeOf(n); got != s.scheme {
@@ -52,7 +62,7 @@ func BenchmarkDemangle(b *testing.B) {
 			}
 		}
 		for _, style := range []demangle.Style{demangle.Full, demangle.LLVM, demangle.Short} {
-			name := s.scheme.String() + "/" + style.String()
+			name := s.set + "/" + style.String()
 			b.Run(name, func(b *testing.B) {
 				benchNames(b, s.names, func(n string) { demangle.Demangle(n, style) })
 			})

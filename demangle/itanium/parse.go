@@ -50,9 +50,10 @@ const (
 	kParamPack              // template parameter that names the pack a
 	kExpansion              // pack expansion of a
 	kFwdRef                 // forward template reference, index lo, resolved to a
-	kLiteral                // integer or bool literal: type code flags, value text
+	kLiteral                // integer or bool literal (type code flags) or enumeration literal (type a): value text
 	kSpecial                // special name: text selects the prefix, a the entity
 	kStd                    // std::a
+	kAddress                // &a, a function's address
 )
 
 // Qualifier and flag bits of node.flags.
@@ -609,8 +610,8 @@ func (d *Demangler) templateArgNode() int32 {
 	case 'L':
 		return d.literal()
 	case 'X':
-		// Of the expressions, only a template parameter and a
-		// qualified name such as is_signed<T>::value.
+		// Of the expressions, only a template parameter, a qualified
+		// name such as is_signed<T>::value, and a function's address.
 		d.pos++
 		var t int32
 		switch {
@@ -618,6 +619,8 @@ func (d *Demangler) templateArgNode() int32 {
 			t = d.templateParam()
 		case d.peek() == 's' && d.peekAt(1) == 'r' && isDigit(d.peekAt(2)):
 			t = d.unresolvedName()
+		case strings.HasPrefix(d.s[d.pos:], "adL"):
+			t = d.address()
 		default:
 			return d.fail()
 		}
@@ -657,6 +660,20 @@ func (d *Demangler) unresolvedName() int32 {
 		return d.fail()
 	}
 	return d.binary(kNested, soFar, d.simpleID())
+}
+
+// address reads the address of a function, ad L [_] Z <encoding> E.
+func (d *Demangler) address() int32 {
+	d.pos += 3 // adL
+	d.consume('_')
+	if !d.consume('Z') {
+		return d.fail()
+	}
+	enc := d.encoding()
+	if enc < 0 || d.nodes[enc].kind != kEncoding || !d.consume('E') {
+		return d.fail()
+	}
+	return d.unary(kAddress, enc, 0)
 }
 
 // simpleID reads <simple-id> ::= <source-name> [<template-args>].

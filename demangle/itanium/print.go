@@ -314,6 +314,8 @@ func (d *Demangler) leftNode(n int32) {
 		}
 	case kExpansion:
 		d.expansion(nd.a)
+	case kAddress:
+		d.printAddress(nd.a)
 	case kLiteral:
 		d.printLiteral(nd)
 	case kSpecial:
@@ -486,6 +488,28 @@ func (d *Demangler) expansion(pattern int32) {
 		p.write(", ")
 		p.packIdx = i
 		d.pr(pattern)
+	}
+}
+
+// printAddress prints the address of a function: LLVM 14 puts the whole
+// function in parentheses; c++filt does so only for a template (which has
+// a return type), and writes just the name of another, "&f"; the Short
+// style keeps the parentheses of a template around its name alone.
+func (d *Demangler) printAddress(enc int32) {
+	p := &d.p
+	nd := &d.nodes[enc]
+	switch {
+	case p.style == LLVM || p.style == Full && nd.a >= 0:
+		p.write("&(")
+		d.pr(enc)
+		p.write(")")
+	case nd.a >= 0:
+		p.write("&(")
+		d.pr(nd.b)
+		p.write(")")
+	default:
+		p.write("&")
+		d.pr(nd.b)
 	}
 }
 
