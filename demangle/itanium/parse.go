@@ -768,7 +768,6 @@ func (d *Demangler) nestedName(st *nameState) int32 {
 		if d.failed {
 			return -1
 		}
-		d.consume('L')
 		switch c, c1 := d.peek(), d.peekAt(1); {
 		case c == 'T':
 			if !push(d.templateParam()) {
@@ -899,7 +898,11 @@ func (d *Demangler) ctorDtorName(soFar int32, st *nameState) int32 {
 //	<unqualified-name> ::= <operator-name> [<abi-tags>] | <source-name> [<abi-tags>]
 //	                   ::= <unnamed-type-name>
 func (d *Demangler) unqualifiedName(st *nameState) int32 {
-	d.consume('L') // GCC's mark of internal linkage
+	if d.consume('L') && !isDigit(d.peek()) {
+		// GCC's mark of internal linkage, which GNU reads only
+		// before a source name.
+		return d.fail()
+	}
 	var n int32
 	switch c, c1 := d.peek(), d.peekAt(1); {
 	case isDigit(c):
