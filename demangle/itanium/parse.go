@@ -812,6 +812,10 @@ func (d *Demangler) nestedName(st *nameState) int32 {
 				return -1
 			}
 			soFar = d.abiTags(soFar)
+			if c := d.peek(); c != 'E' && c != 'I' {
+				// A constructor that is not the last part.
+				return d.fail()
+			}
 			d.addSub(soFar, uses)
 		default:
 			u := d.unqualifiedName(st)
