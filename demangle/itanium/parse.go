@@ -775,7 +775,8 @@ func (d *Demangler) nestedName(st *nameState) int32 {
 			}
 			d.addSub(soFar, uses)
 		case c == 'I':
-			if soFar < 0 {
+			if soFar < 0 || d.nodes[soFar].kind == kTemplate {
+				// Two argument lists in a row, which GNU rejects.
 				return d.fail()
 			}
 			soFar = d.templateArgs(soFar, st != nil)
