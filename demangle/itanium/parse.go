@@ -385,6 +385,10 @@ func (d *Demangler) encoding() int32 {
 		if ret = d.typ(); ret < 0 {
 			return -1
 		}
+		if k := d.nodes[ret].kind; k == kArray || k == kFunc {
+			// No function returns an array or a function.
+			return d.fail()
+		}
 	}
 	mark := len(d.stack)
 	if !d.consume('v') {
