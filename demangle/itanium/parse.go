@@ -1284,13 +1284,7 @@ func (d *Demangler) typNode() int32 {
 		if c == 'O' {
 			ref = refR
 		}
-		t = d.typ()
-		if c1 == 'S' && t >= 0 && d.nodes[t].kind == kRef {
-			// The same through a substitution (a template
-			// parameter is collapsed alike by all).
-			return d.fail()
-		}
-		t = d.unary(kRef, t, ref)
+		t = d.unary(kRef, d.typ(), ref)
 	case 'F':
 		t = d.functionType()
 	case 'A':
