@@ -240,6 +240,7 @@ func (d *Demangler) parse(name string, style Style) (int32, string, bool) {
 		// Clang's block invocation functions, which all styles read.
 		name, block = name[4:], true
 	case strings.HasPrefix(name, "_ZGT") && style == LLVM:
+		// GCC's transaction clones, which LLVM 14 leaves alone.
 		return -1, "", false
 	case strings.HasPrefix(name, "_Z"):
 		name = name[2:]
