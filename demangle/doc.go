@@ -7,10 +7,13 @@
 //
 //   - Itanium, the mangling of the Itanium C++ ABI
 //     (https://itanium-cxx-abi.github.io/cxx-abi/abi.html#mangling), which
-//     GCC and Clang use on every platform but Windows. Names are demangled
-//     by github.com/ianlancetaylor/demangle, adjusted to print the way the
+//     GCC and Clang use on every platform but Windows. Package
+//     demangle/itanium demangles the common names, several times faster;
+//     the names it declines (about 1 % of real ones: expressions, decltype
+//     and rarer constructs) are demangled by
+//     github.com/ianlancetaylor/demangle, adjusted to print the way the
 //     peer tools do and to work around a bug of its in substitutions
-//     (srfix.go).
+//     (srfix.go). Both paths print the same; the tests check it.
 //   - RustV0 and RustLegacy, rustc's two schemes (RFC 2603 and rustc's
 //     documentation on symbol mangling), demangled by package
 //     demangle/rust.
