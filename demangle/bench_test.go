@@ -85,12 +85,12 @@ func BenchmarkDemangle(b *testing.B) {
 func benchNames(b *testing.B, names []string, f func(string)) {
 	b.ReportAllocs()
 	i := 0
-	cpu0 := cpuTime()
+	cpu0 := testenv.CPUTime()
 	for b.Loop() {
 		f(names[i%len(names)])
 		i++
 	}
-	if cpu := cpuTime(); cpu > cpu0 {
+	if cpu := testenv.CPUTime(); cpu > cpu0 {
 		b.ReportMetric(float64(cpu-cpu0)/float64(i), "cpu-ns/op")
 	}
 }
