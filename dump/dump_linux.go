@@ -63,6 +63,11 @@ func Dump(ctx context.Context, pid int, opts Options) (*Process, error) {
 	if err != nil {
 		return nil, explain(pid, err)
 	}
+	dir, err := openTaskDir(pid)
+	if err != nil {
+		return nil, explain(pid, err)
+	}
+	defer dir.close()
 	p.Exe, _ = os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
 	p.Exe = strings.TrimSuffix(p.Exe, " (deleted)")
 
@@ -90,7 +95,8 @@ func Dump(ctx context.Context, pid int, opts Options) (*Process, error) {
 		wg      sync.WaitGroup
 	)
 	live := &liveMemory{pid: pid, maps: maps}
-	w := &worker{opts: &opts, space: space, mods: mods, live: live}
+	stacks := &stackPool{free: make(chan []byte, 256)}
+	w := &worker{opts: &opts, space: space, mods: mods, live: live, dir: dir}
 	for i := 0; i < opts.Workers; i++ {
 		wg.Add(1)
 		go func() {
@@ -98,6 +104,7 @@ func Dump(ctx context.Context, pid int, opts Options) (*Process, error) {
 			for batch := range jobs {
 				for _, j := range batch {
 					t := w.thread(&j.snap)
+					stacks.put(j.snap.stack)
 					mu.Lock()
 					threads[j.idx] = t
 					mu.Unlock()
@@ -124,11 +131,12 @@ func Dump(ctx context.Context, pid int, opts Options) (*Process, error) {
 	tr := startTracer()
 	var res captureResult
 	tr.do(func() {
+		defer realtime()()
 		out := &batcher{out: jobs}
 		if opts.Freeze {
-			res = captureFrozen(ctx, pid, maps, opts.StackWindow, out)
+			res = captureFrozen(ctx, dir, maps, opts.StackWindow, out)
 		} else {
-			res = captureEach(ctx, pid, maps, opts.StackWindow, out)
+			res = captureEach(ctx, dir, maps, opts.StackWindow, stacks, out)
 		}
 		out.flush()
 	})
@@ -272,9 +280,7 @@ func stackRange(maps []Mapping, sp uint64, window int) (lo, hi uint64, mp *Mappi
 
 // readStack copies the stack of a stopped thread into scratch, which
 // holds at least stackWindow+redZone bytes, and records where it came
-// from in s; s.stack aliases scratch until the caller copies it. A
-// scratch buffer allocated once keeps allocation, zeroing and page faults
-// out of the time the thread is held. Tracer thread only.
+// from in s; s.stack aliases scratch. Tracer thread only.
 func readStack(pid int, maps *[]Mapping, regs *unwind.Regs, stackWindow int, scratch []byte, s *snapshot) {
 	sp := regs.SP()
 	lo, hi, mp := stackRange(*maps, sp, stackWindow)
@@ -292,6 +298,39 @@ func readStack(pid int, maps *[]Mapping, regs *unwind.Regs, stackWindow int, scr
 	s.stackBase, s.stack, s.stackMap = lo, scratch[:n], *mp
 }
 
+// stackPool recycles the buffers that copied stacks are kept in until
+// they are unwound: the workers give a buffer back once its thread is
+// done. A dump of many threads then touches a few hundred buffers' worth
+// of memory rather than a new copy per thread, each one page faults.
+type stackPool struct {
+	free chan []byte
+}
+
+// clone returns a copy of b, in a free buffer when one is large enough.
+func (p *stackPool) clone(b []byte) []byte {
+	select {
+	case buf := <-p.free:
+		if cap(buf) >= len(b) {
+			return append(buf[:0], b...)
+		}
+		p.put(buf)
+	default:
+	}
+	// Rounded up so that the buffer can serve other threads.
+	return append(make([]byte, 0, (len(b)+4095)&^4095), b...)
+}
+
+// put gives b back for another copy.
+func (p *stackPool) put(b []byte) {
+	if cap(b) == 0 {
+		return
+	}
+	select {
+	case p.free <- b:
+	default:
+	}
+}
+
 // stopWindow is how many threads captureEach has asked to stop at once.
 // The kernel takes tens of microseconds, more on a busy machine, to
 // schedule an interrupted thread into its stop, and that wait, not the
@@ -305,8 +344,9 @@ const stopWindow = 2
 // stopWindow of them asked to stop at once. A thread's name and state are
 // read before it is interrupted, while the tracer waits for others to
 // stop when it can. Tracer thread only.
-func captureEach(ctx context.Context, pid int, maps []Mapping, stackWindow int, out *batcher) (res captureResult) {
-	tids, err := tasks(pid)
+func captureEach(ctx context.Context, dir *taskDir, maps []Mapping, stackWindow int, stacks *stackPool, out *batcher) (res captureResult) {
+	pid := dir.pid
+	tids, err := dir.tasks()
 	if err != nil {
 		res.err = explain(pid, err)
 		return res
@@ -328,7 +368,6 @@ func captureEach(ctx context.Context, pid int, maps []Mapping, stackWindow int, 
 	seen := make(map[int]bool, len(tids))
 	idx, ok, next, polls := 0, 0, 0, 0
 	scratch := make([]byte, stackWindow+redZone)
-	var prio holdPriority
 	var ahead struct {
 		tid         int
 		name, state string
@@ -350,7 +389,7 @@ func captureEach(ctx context.Context, pid int, maps []Mapping, stackWindow int, 
 				if ahead.tid == tid {
 					f.name, f.state = ahead.name, ahead.state
 				} else {
-					f.name, f.state = threadInfo(pid, tid)
+					f.name, f.state = dir.threadInfo(tid)
 				}
 				f.t0 = time.Now()
 				f.deadline = f.t0.Add(stopTimeout)
@@ -389,11 +428,12 @@ func captureEach(ctx context.Context, pid int, maps []Mapping, stackWindow int, 
 				progress = true
 				if err == nil {
 					var s snapshot
-					s, err = readStopped(pid, f.tid, sig, f.t0, &maps, stackWindow, scratch, &prio)
+					s, err = readStopped(pid, f.tid, sig, f.t0, &maps, stackWindow, scratch)
 					s.name, s.state = f.name, f.state
 					res.maxPause = max(res.maxPause, s.pause)
 					if err == nil {
 						ok++
+						s.stack = stacks.clone(s.stack)
 						out.send(&indexed{f.idx, s})
 						continue
 					}
@@ -410,7 +450,7 @@ func captureEach(ctx context.Context, pid int, maps []Mapping, stackWindow int, 
 			case next < len(tids) && ahead.tid != tids[next]:
 				// Waiting: read the next thread's name and state now.
 				ahead.tid = tids[next]
-				ahead.name, ahead.state = threadInfo(pid, ahead.tid)
+				ahead.name, ahead.state = dir.threadInfo(ahead.tid)
 			default:
 				if polls++; polls > spinPolls {
 					backoff(polls - spinPolls)
@@ -418,7 +458,7 @@ func captureEach(ctx context.Context, pid int, maps []Mapping, stackWindow int, 
 			}
 		}
 		// Threads started while we worked are dumped too, once.
-		if tids, err = tasks(pid); err != nil {
+		if tids, err = dir.tasks(); err != nil {
 			break
 		}
 		next = 0
@@ -427,10 +467,12 @@ func captureEach(ctx context.Context, pid int, maps []Mapping, stackWindow int, 
 }
 
 // readStopped copies the registers and stack of thread tid, stopped since
-// an interrupt at t0, and releases it with sig. Tracer thread only.
-func readStopped(pid, tid, sig int, t0 time.Time, maps *[]Mapping, stackWindow int, scratch []byte, prio *holdPriority) (s snapshot, err error) {
+// an interrupt at t0, and releases it with sig. s.stack aliases scratch,
+// which holds at least stackWindow+redZone bytes and was used before: a
+// buffer allocated once keeps allocation, zeroing and page faults out of
+// the time the thread is held. Tracer thread only.
+func readStopped(pid, tid, sig int, t0 time.Time, maps *[]Mapping, stackWindow int, scratch []byte) (s snapshot, err error) {
 	s.tid = tid
-	prio.raise()
 	stopped := time.Now()
 	s.regs, err = getRegs(tid)
 	if err == nil {
@@ -438,9 +480,7 @@ func readStopped(pid, tid, sig int, t0 time.Time, maps *[]Mapping, stackWindow i
 	}
 	derr := detach(tid, sig)
 	end := time.Now()
-	prio.release()
 	s.pause, s.held = end.Sub(t0), end.Sub(stopped)
-	s.stack = slices.Clone(s.stack)
 	if err != nil {
 		return s, fmt.Errorf("registers: %w", err)
 	}
@@ -452,7 +492,8 @@ func readStopped(pid, tid, sig int, t0 time.Time, maps *[]Mapping, stackWindow i
 
 // captureFrozen stops every thread, re-reading the task list until it is
 // stable, reads them all, and releases them all. Tracer thread only.
-func captureFrozen(ctx context.Context, pid int, maps []Mapping, stackWindow int, out *batcher) (res captureResult) {
+func captureFrozen(ctx context.Context, dir *taskDir, maps []Mapping, stackWindow int, out *batcher) (res captureResult) {
+	pid := dir.pid
 	type held struct {
 		s   snapshot
 		sig int
@@ -474,7 +515,7 @@ func captureFrozen(ctx context.Context, pid int, maps []Mapping, stackWindow int
 	}()
 	failed := map[int]bool{}
 	for round := 0; round < 100; round++ {
-		tids, err := tasks(pid)
+		tids, err := dir.tasks()
 		if err != nil {
 			res.err = explain(pid, err)
 			return res
@@ -680,6 +721,7 @@ type worker struct {
 	space *unwind.Space
 	mods  []*module
 	live  *liveMemory
+	dir   *taskDir
 }
 
 func (w *worker) module(addr uint64) *module {
@@ -697,7 +739,7 @@ func (w *worker) module(addr uint64) *module {
 
 func (w *worker) thread(s *snapshot) Thread {
 	if s.name == "" && s.state == "" {
-		s.name, s.state = threadInfo(w.live.pid, s.tid)
+		s.name, s.state = w.dir.threadInfo(s.tid)
 	}
 	t := Thread{TID: s.tid, Name: s.name, State: s.state, Pause: s.pause, Held: s.held, Registers: s.regs.Map()}
 	mem := &snapMemory{base: s.stackBase, data: s.stack, live: w.live}

@@ -145,12 +145,21 @@ func pollStop(tid int) (stopped bool, sig int, err error) {
 const spinPolls = 5
 
 // backoff sleeps the tracer's OS thread for the n-th time in a wait, in
-// growing steps from 10 µs to 1 ms, which leaves the CPU to the threads
-// we wait for (on a busy machine they may need ours to reach their stop).
+// growing steps from 20 µs to maxSleep, which leaves the CPU to the
+// threads we wait for (on a busy machine they may need ours to reach their
+// stop). A thread's stop sends SIGCHLD, which the kernel gives to the
+// tracer thread when it can, and the signal ends the sleep early (EINTR);
+// maxSleep bounds the wait when it goes to another thread or comes just
+// before the sleep. The call is raw: an announced sleep lets the Go
+// scheduler give the tracer's P away, and a tracer that must then wait
+// for a P to come back holds its stopped threads for milliseconds.
 func backoff(n int) {
-	ts := unix.NsecToTimespec(int64(min(10<<min(n, 7), 1000)) * 1000)
-	unix.Nanosleep(&ts, nil)
+	ts := unix.NsecToTimespec(int64(min(10<<min(n, 7), maxSleep)) * 1000)
+	raw(unix.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0, 0, 0)
 }
+
+// maxSleep is the longest sleep of backoff, in microseconds.
+const maxSleep = 100
 
 // waitStop waits until tid stops after seize; see pollStop. A thread that
 // does not stop within timeout stays attached with errTimeout; the caller
@@ -198,31 +207,21 @@ func readMem(pid int, addr uint64, p []byte) (int, error) {
 	return int(n), nil
 }
 
-// holdPriority raises the tracer's OS thread to the lowest real-time
-// priority, which ordinary threads do not preempt, while it holds a
-// stopped thread, and release lowers it again. On a busy machine a tracer
-// preempted between a thread's stop and its detach keeps that thread
-// stopped for a scheduler time slice. Where not permitted (no
-// CAP_SYS_NICE or RLIMIT_RTPRIO) both are no-ops after the first try.
-// Tracer thread only.
-type holdPriority struct{ denied bool }
-
-var (
-	fifo   = unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: 1}
-	normal = unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_NORMAL}
-)
-
-func (h *holdPriority) raise() {
-	if h.denied {
-		return
-	}
+// realtime raises the tracer's OS thread to the lowest real-time
+// priority, which ordinary threads do not preempt, and returns what lowers
+// it again; the capture runs between the two. On a busy machine a tracer
+// at normal priority is preempted, or woken late, between a thread's
+// stop and its detach, which keeps that thread stopped for a scheduler
+// time slice. The tracer sleeps whenever it waits for a thread to stop,
+// so the threads it waits for still get its CPU. Where not permitted (no
+// CAP_SYS_NICE or RLIMIT_RTPRIO) it does nothing. Tracer thread only.
+func realtime() (restore func()) {
+	fifo := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: 1}
 	if _, err := raw(unix.SYS_SCHED_SETATTR, 0, uintptr(unsafe.Pointer(&fifo)), 0, 0, 0); err != nil {
-		h.denied = true
+		return func() {}
 	}
-}
-
-func (h *holdPriority) release() {
-	if !h.denied {
+	return func() {
+		normal := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_NORMAL}
 		raw(unix.SYS_SCHED_SETATTR, 0, uintptr(unsafe.Pointer(&normal)), 0, 0, 0)
 	}
 }
