@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -131,7 +132,6 @@ func Dump(ctx context.Context, pid int, opts Options) (*Process, error) {
 	tr := startTracer()
 	var res captureResult
 	tr.do(func() {
-		defer realtime()()
 		out := &batcher{out: jobs}
 		if opts.Freeze {
 			res = captureFrozen(ctx, dir, maps, opts.StackWindow, out)
@@ -342,8 +342,7 @@ const stopWindow = 2
 
 // captureEach stops, reads and releases the threads one by one, with up to
 // stopWindow of them asked to stop at once. A thread's name and state are
-// read before it is interrupted, while the tracer waits for others to
-// stop when it can. Tracer thread only.
+// read before it is interrupted (see threadInfos). Tracer thread only.
 func captureEach(ctx context.Context, dir *taskDir, maps []Mapping, stackWindow int, stacks *stackPool, out *batcher) (res captureResult) {
 	pid := dir.pid
 	tids, err := dir.tasks()
@@ -368,11 +367,10 @@ func captureEach(ctx context.Context, dir *taskDir, maps []Mapping, stackWindow 
 	seen := make(map[int]bool, len(tids))
 	idx, ok, next, polls := 0, 0, 0, 0
 	scratch := make([]byte, stackWindow+redZone)
-	var ahead struct {
-		tid         int
-		name, state string
-	}
+	var prio holdPriority
 	for round := 0; round < 2; round++ {
+		info := readAhead(dir, tids)
+		defer info.close()
 		for next < len(tids) || len(inflight) > 0 {
 			if ctx.Err() != nil {
 				res.notes = append(res.notes, "interrupted: "+ctx.Err().Error())
@@ -386,11 +384,7 @@ func captureEach(ctx context.Context, dir *taskDir, maps []Mapping, stackWindow 
 				}
 				seen[tid] = true
 				f := flight{tid: tid, idx: idx}
-				if ahead.tid == tid {
-					f.name, f.state = ahead.name, ahead.state
-				} else {
-					f.name, f.state = dir.threadInfo(tid)
-				}
+				f.name, f.state = info.get(next - 1)
 				f.t0 = time.Now()
 				f.deadline = f.t0.Add(stopTimeout)
 				if err := seize(tid); err != nil {
@@ -428,7 +422,7 @@ func captureEach(ctx context.Context, dir *taskDir, maps []Mapping, stackWindow 
 				progress = true
 				if err == nil {
 					var s snapshot
-					s, err = readStopped(pid, f.tid, sig, f.t0, &maps, stackWindow, scratch)
+					s, err = readStopped(pid, f.tid, sig, f.t0, &maps, stackWindow, scratch, &prio)
 					s.name, s.state = f.name, f.state
 					res.maxPause = max(res.maxPause, s.pause)
 					if err == nil {
@@ -444,17 +438,10 @@ func captureEach(ctx context.Context, dir *taskDir, maps []Mapping, stackWindow 
 					res.notes = append(res.notes, fmt.Sprintf("thread %d: %v", f.tid, err))
 				}
 			}
-			switch {
-			case progress:
+			if progress {
 				polls = 0
-			case next < len(tids) && ahead.tid != tids[next]:
-				// Waiting: read the next thread's name and state now.
-				ahead.tid = tids[next]
-				ahead.name, ahead.state = dir.threadInfo(ahead.tid)
-			default:
-				if polls++; polls > spinPolls {
-					backoff(polls - spinPolls)
-				}
+			} else if polls++; polls > spinPolls {
+				backoff(polls - spinPolls)
 			}
 		}
 		// Threads started while we worked are dumped too, once.
@@ -466,13 +453,58 @@ func captureEach(ctx context.Context, dir *taskDir, maps []Mapping, stackWindow 
 	return res
 }
 
+// threadInfos has the names and states of a list of threads, read in
+// order by a goroutine of its own ahead of the tracer: three system calls
+// per thread that the tracer, which holds threads stopped, then need not
+// make. They are read before the threads are interrupted, as
+// Thread.State says; the tracer reads those it reaches first itself.
+type threadInfos struct {
+	dir           *taskDir
+	tids          []int
+	names, states []string
+	ready         atomic.Int64 // entries filled
+	stop          atomic.Bool
+	done          chan struct{}
+}
+
+func readAhead(dir *taskDir, tids []int) *threadInfos {
+	ti := &threadInfos{dir: dir, tids: tids, names: make([]string, len(tids)), states: make([]string, len(tids)), done: make(chan struct{})}
+	go func() {
+		defer close(ti.done)
+		for i, tid := range tids {
+			if ti.stop.Load() {
+				return
+			}
+			ti.names[i], ti.states[i] = dir.threadInfo(tid)
+			ti.ready.Store(int64(i + 1))
+		}
+	}()
+	return ti
+}
+
+// get returns the name and state of the i-th thread.
+func (ti *threadInfos) get(i int) (name, state string) {
+	if int64(i) < ti.ready.Load() {
+		return ti.names[i], ti.states[i]
+	}
+	return ti.dir.threadInfo(ti.tids[i])
+}
+
+// close stops the reading and waits for it: the directory it reads is
+// closed after the dump.
+func (ti *threadInfos) close() {
+	ti.stop.Store(true)
+	<-ti.done
+}
+
 // readStopped copies the registers and stack of thread tid, stopped since
 // an interrupt at t0, and releases it with sig. s.stack aliases scratch,
 // which holds at least stackWindow+redZone bytes and was used before: a
 // buffer allocated once keeps allocation, zeroing and page faults out of
 // the time the thread is held. Tracer thread only.
-func readStopped(pid, tid, sig int, t0 time.Time, maps *[]Mapping, stackWindow int, scratch []byte) (s snapshot, err error) {
+func readStopped(pid, tid, sig int, t0 time.Time, maps *[]Mapping, stackWindow int, scratch []byte, prio *holdPriority) (s snapshot, err error) {
 	s.tid = tid
+	prio.raise()
 	stopped := time.Now()
 	s.regs, err = getRegs(tid)
 	if err == nil {
@@ -480,6 +512,7 @@ func readStopped(pid, tid, sig int, t0 time.Time, maps *[]Mapping, stackWindow i
 	}
 	derr := detach(tid, sig)
 	end := time.Now()
+	prio.release()
 	s.pause, s.held = end.Sub(t0), end.Sub(stopped)
 	if err != nil {
 		return s, fmt.Errorf("registers: %w", err)

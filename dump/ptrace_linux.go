@@ -207,21 +207,31 @@ func readMem(pid int, addr uint64, p []byte) (int, error) {
 	return int(n), nil
 }
 
-// realtime raises the tracer's OS thread to the lowest real-time
-// priority, which ordinary threads do not preempt, and returns what lowers
-// it again; the capture runs between the two. On a busy machine a tracer
-// at normal priority is preempted, or woken late, between a thread's
-// stop and its detach, which keeps that thread stopped for a scheduler
-// time slice. The tracer sleeps whenever it waits for a thread to stop,
-// so the threads it waits for still get its CPU. Where not permitted (no
-// CAP_SYS_NICE or RLIMIT_RTPRIO) it does nothing. Tracer thread only.
-func realtime() (restore func()) {
-	fifo := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: 1}
-	if _, err := raw(unix.SYS_SCHED_SETATTR, 0, uintptr(unsafe.Pointer(&fifo)), 0, 0, 0); err != nil {
-		return func() {}
+// holdPriority raises the tracer's OS thread to the lowest real-time
+// priority, which ordinary threads do not preempt, while it holds a
+// stopped thread, and release lowers it again. On a busy machine a tracer
+// preempted between a thread's stop and its detach keeps that thread
+// stopped for a scheduler time slice. Where not permitted (no
+// CAP_SYS_NICE or RLIMIT_RTPRIO) both are no-ops after the first try.
+// Tracer thread only.
+type holdPriority struct{ denied bool }
+
+var (
+	fifo   = unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: 1}
+	normal = unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_NORMAL}
+)
+
+func (h *holdPriority) raise() {
+	if h.denied {
+		return
 	}
-	return func() {
-		normal := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_NORMAL}
+	if _, err := raw(unix.SYS_SCHED_SETATTR, 0, uintptr(unsafe.Pointer(&fifo)), 0, 0, 0); err != nil {
+		h.denied = true
+	}
+}
+
+func (h *holdPriority) release() {
+	if !h.denied {
 		raw(unix.SYS_SCHED_SETATTR, 0, uintptr(unsafe.Pointer(&normal)), 0, 0, 0)
 	}
 }
