@@ -128,7 +128,10 @@ func parseStat(b []byte) (procStat, error) {
 	// ") S 123 …": the state letter, then the parent's pid.
 	rest := bytes.TrimLeft(b[j+1:], " ")
 	state, rest, _ := bytes.Cut(rest, []byte(" "))
-	ppid, _, _ := bytes.Cut(bytes.TrimLeft(rest, " "), []byte(" "))
+	ppid := bytes.TrimLeft(rest, " ")
+	if k := bytes.IndexAny(ppid, " \n"); k >= 0 {
+		ppid = ppid[:k]
+	}
 	if len(state) == 0 || len(ppid) == 0 {
 		return s, fmt.Errorf("malformed stat %q", b)
 	}
