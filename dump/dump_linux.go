@@ -110,6 +110,11 @@ func Dump(ctx context.Context, pid int, opts Options) (*Process, error) {
 					threads[j.idx] = t
 					mu.Unlock()
 				}
+				// A tracer preempted by the Go scheduler waits in the
+				// global run queue until a P looks there; a worker that
+				// went on through a backlog of batches would keep it
+				// waiting, with threads stopped, for milliseconds.
+				runtime.Gosched()
 			}
 		}()
 	}
@@ -340,6 +345,14 @@ func (p *stackPool) put(b []byte) {
 // stopped just before it, a few tens of microseconds.
 const stopWindow = 2
 
+// yieldEvery is how long the tracer runs before it yields to the Go
+// scheduler, at a moment when it holds no thread. It never blocks in the
+// scheduler otherwise (its system calls are raw), and the scheduler
+// preempts a goroutine that has run for 10 ms wherever it is: between a
+// thread's interrupt and its detach, that thread would wait for the
+// tracer to get a P back.
+const yieldEvery = 4 * time.Millisecond
+
 // captureEach stops, reads and releases the threads one by one, with up to
 // stopWindow of them asked to stop at once. A thread's name and state are
 // read before it is interrupted (see threadInfos). Tracer thread only.
@@ -366,6 +379,7 @@ func captureEach(ctx context.Context, dir *taskDir, maps []Mapping, stackWindow 
 	}()
 	seen := make(map[int]bool, len(tids))
 	idx, ok, next, polls := 0, 0, 0, 0
+	ran := time.Now() // since the tracer last gave the Go scheduler a turn
 	scratch := make([]byte, stackWindow+redZone)
 	var prio holdPriority
 	for round := 0; round < 2; round++ {
@@ -376,7 +390,15 @@ func captureEach(ctx context.Context, dir *taskDir, maps []Mapping, stackWindow 
 				res.notes = append(res.notes, "interrupted: "+ctx.Err().Error())
 				return res
 			}
-			for len(inflight) < stopWindow && next < len(tids) {
+			if time.Since(ran) > yieldEvery {
+				// Interrupt no more threads until those in flight are
+				// released, then yield: see yieldEvery.
+				if len(inflight) == 0 {
+					runtime.Gosched()
+					ran = time.Now()
+				}
+			}
+			for len(inflight) < stopWindow && next < len(tids) && time.Since(ran) <= yieldEvery {
 				tid := tids[next]
 				next++
 				if seen[tid] {
@@ -477,6 +499,10 @@ func readAhead(dir *taskDir, tids []int) *threadInfos {
 			}
 			ti.names[i], ti.states[i] = dir.threadInfo(tid)
 			ti.ready.Store(int64(i + 1))
+			if i%16 == 15 {
+				// As the workers do (see Dump).
+				runtime.Gosched()
+			}
 		}
 	}()
 	return ti
