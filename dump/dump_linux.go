@@ -485,6 +485,7 @@ type threadInfos struct {
 	tids          []int
 	names, states []string
 	ready         atomic.Int64 // entries filled
+	taken         atomic.Int64 // entries the tracer has asked for
 	stop          atomic.Bool
 	done          chan struct{}
 }
@@ -496,6 +497,10 @@ func readAhead(dir *taskDir, tids []int) *threadInfos {
 		for i, tid := range tids {
 			if ti.stop.Load() {
 				return
+			}
+			if int64(i) < ti.taken.Load() {
+				// The tracer got there first and read it.
+				continue
 			}
 			ti.names[i], ti.states[i] = dir.threadInfo(tid)
 			ti.ready.Store(int64(i + 1))
@@ -510,6 +515,7 @@ func readAhead(dir *taskDir, tids []int) *threadInfos {
 
 // get returns the name and state of the i-th thread.
 func (ti *threadInfos) get(i int) (name, state string) {
+	ti.taken.Store(int64(i + 1))
 	if int64(i) < ti.ready.Load() {
 		return ti.names[i], ti.states[i]
 	}
