@@ -470,6 +470,7 @@ func captureEach(ctx context.Context, dir *taskDir, maps []Mapping, stackWindow 
 		if tids, err = dir.tasks(); err != nil {
 			break
 		}
+		tids = slices.DeleteFunc(tids, func(tid int) bool { return seen[tid] })
 		next = 0
 	}
 	return res
