@@ -111,8 +111,8 @@ func runDump(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 		}
 		return err
 	}
-	// The report is built only when it is printed or sent: for a
-	// thousand threads it costs more than the text.
+	// The report is built only when it is printed or sent: it copies
+	// every frame, megabytes for a thousand deep stacks.
 	var r *report.Report
 	if flagString(fs, "json") == "true" || uploadURL != "" {
 		r = p.Report()
