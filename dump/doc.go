@@ -16,9 +16,14 @@
 // one into its stop overlaps with the other's; each is read and released
 // as soon as it is seen stopped. The thread then runs again
 // while its copied stack is unwound and symbolized by a bounded pool of
-// goroutines, in parallel with the capture of the next threads. While it
-// holds a stopped thread the tracer runs, where permitted, at the lowest
-// real-time priority, so that ordinary threads do not preempt it then.
+// goroutines, in parallel with the capture of the next threads; the
+// copies are recycled. While it holds a stopped thread the tracer runs,
+// where permitted, at the lowest real-time priority, so that ordinary
+// threads do not preempt it then. While it waits for a stop it sleeps,
+// woken early by the SIGCHLD of the stop, without giving up its Go P, and
+// it yields to the Go scheduler only between threads, so that it never
+// waits for a P with threads stopped. Thread names and states are read
+// from /proc ahead of the tracer by another goroutine.
 // Thread.Pause measures each thread's pause from PTRACE_INTERRUPT until
 // its detach returned, and Thread.Held the part after it had stopped. With
 // Options.Freeze every thread is stopped first (re-reading /proc/PID/task

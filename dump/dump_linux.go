@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -63,6 +64,11 @@ func Dump(ctx context.Context, pid int, opts Options) (*Process, error) {
 	if err != nil {
 		return nil, explain(pid, err)
 	}
+	dir, err := openTaskDir(pid)
+	if err != nil {
+		return nil, explain(pid, err)
+	}
+	defer dir.close()
 	p.Exe, _ = os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
 	p.Exe = strings.TrimSuffix(p.Exe, " (deleted)")
 
@@ -90,7 +96,8 @@ func Dump(ctx context.Context, pid int, opts Options) (*Process, error) {
 		wg      sync.WaitGroup
 	)
 	live := &liveMemory{pid: pid, maps: maps}
-	w := &worker{opts: &opts, space: space, mods: mods, live: live}
+	stacks := &stackPool{free: make(chan []byte, 256)}
+	w := &worker{opts: &opts, space: space, mods: mods, live: live, dir: dir}
 	for i := 0; i < opts.Workers; i++ {
 		wg.Add(1)
 		go func() {
@@ -98,10 +105,16 @@ func Dump(ctx context.Context, pid int, opts Options) (*Process, error) {
 			for batch := range jobs {
 				for _, j := range batch {
 					t := w.thread(&j.snap)
+					stacks.put(j.snap.stack)
 					mu.Lock()
 					threads[j.idx] = t
 					mu.Unlock()
 				}
+				// A tracer preempted by the Go scheduler waits in the
+				// global run queue until a P looks there; a worker that
+				// went on through a backlog of batches would keep it
+				// waiting, with threads stopped, for milliseconds.
+				runtime.Gosched()
 			}
 		}()
 	}
@@ -126,9 +139,9 @@ func Dump(ctx context.Context, pid int, opts Options) (*Process, error) {
 	tr.do(func() {
 		out := &batcher{out: jobs}
 		if opts.Freeze {
-			res = captureFrozen(ctx, pid, maps, opts.StackWindow, out)
+			res = captureFrozen(ctx, dir, maps, opts.StackWindow, out)
 		} else {
-			res = captureEach(ctx, pid, maps, opts.StackWindow, out)
+			res = captureEach(ctx, dir, maps, opts.StackWindow, stacks, out)
 		}
 		out.flush()
 	})
@@ -272,9 +285,7 @@ func stackRange(maps []Mapping, sp uint64, window int) (lo, hi uint64, mp *Mappi
 
 // readStack copies the stack of a stopped thread into scratch, which
 // holds at least stackWindow+redZone bytes, and records where it came
-// from in s; s.stack aliases scratch until the caller copies it. A
-// scratch buffer allocated once keeps allocation, zeroing and page faults
-// out of the time the thread is held. Tracer thread only.
+// from in s; s.stack aliases scratch. Tracer thread only.
 func readStack(pid int, maps *[]Mapping, regs *unwind.Regs, stackWindow int, scratch []byte, s *snapshot) {
 	sp := regs.SP()
 	lo, hi, mp := stackRange(*maps, sp, stackWindow)
@@ -292,6 +303,39 @@ func readStack(pid int, maps *[]Mapping, regs *unwind.Regs, stackWindow int, scr
 	s.stackBase, s.stack, s.stackMap = lo, scratch[:n], *mp
 }
 
+// stackPool recycles the buffers that copied stacks are kept in until
+// they are unwound: the workers give a buffer back once its thread is
+// done. A dump of many threads then touches a few hundred buffers' worth
+// of memory rather than a new copy per thread, each one page faults.
+type stackPool struct {
+	free chan []byte
+}
+
+// clone returns a copy of b, in a free buffer when one is large enough.
+func (p *stackPool) clone(b []byte) []byte {
+	select {
+	case buf := <-p.free:
+		if cap(buf) >= len(b) {
+			return append(buf[:0], b...)
+		}
+		p.put(buf)
+	default:
+	}
+	// Rounded up so that the buffer can serve other threads.
+	return append(make([]byte, 0, (len(b)+4095)&^4095), b...)
+}
+
+// put gives b back for another copy.
+func (p *stackPool) put(b []byte) {
+	if cap(b) == 0 {
+		return
+	}
+	select {
+	case p.free <- b:
+	default:
+	}
+}
+
 // stopWindow is how many threads captureEach has asked to stop at once.
 // The kernel takes tens of microseconds, more on a busy machine, to
 // schedule an interrupted thread into its stop, and that wait, not the
@@ -301,12 +345,20 @@ func readStack(pid int, maps *[]Mapping, regs *unwind.Regs, stackWindow int, scr
 // stopped just before it, a few tens of microseconds.
 const stopWindow = 2
 
+// yieldEvery is how long the tracer runs before it yields to the Go
+// scheduler, at a moment when it holds no thread. It never blocks in the
+// scheduler otherwise (its system calls are raw), and the scheduler
+// preempts a goroutine that has run for 10 ms wherever it is: between a
+// thread's interrupt and its detach, that thread would wait for the
+// tracer to get a P back.
+const yieldEvery = 4 * time.Millisecond
+
 // captureEach stops, reads and releases the threads one by one, with up to
 // stopWindow of them asked to stop at once. A thread's name and state are
-// read before it is interrupted, while the tracer waits for others to
-// stop when it can. Tracer thread only.
-func captureEach(ctx context.Context, pid int, maps []Mapping, stackWindow int, out *batcher) (res captureResult) {
-	tids, err := tasks(pid)
+// read before it is interrupted (see threadInfos). Tracer thread only.
+func captureEach(ctx context.Context, dir *taskDir, maps []Mapping, stackWindow int, stacks *stackPool, out *batcher) (res captureResult) {
+	pid := dir.pid
+	tids, err := dir.tasks()
 	if err != nil {
 		res.err = explain(pid, err)
 		return res
@@ -327,19 +379,26 @@ func captureEach(ctx context.Context, pid int, maps []Mapping, stackWindow int, 
 	}()
 	seen := make(map[int]bool, len(tids))
 	idx, ok, next, polls := 0, 0, 0, 0
+	ran := time.Now() // since the tracer last gave the Go scheduler a turn
 	scratch := make([]byte, stackWindow+redZone)
 	var prio holdPriority
-	var ahead struct {
-		tid         int
-		name, state string
-	}
 	for round := 0; round < 2; round++ {
+		info := readAhead(dir, tids)
+		defer info.close()
 		for next < len(tids) || len(inflight) > 0 {
 			if ctx.Err() != nil {
 				res.notes = append(res.notes, "interrupted: "+ctx.Err().Error())
 				return res
 			}
-			for len(inflight) < stopWindow && next < len(tids) {
+			if time.Since(ran) > yieldEvery {
+				// Interrupt no more threads until those in flight are
+				// released, then yield: see yieldEvery.
+				if len(inflight) == 0 {
+					runtime.Gosched()
+					ran = time.Now()
+				}
+			}
+			for len(inflight) < stopWindow && next < len(tids) && time.Since(ran) <= yieldEvery {
 				tid := tids[next]
 				next++
 				if seen[tid] {
@@ -347,11 +406,7 @@ func captureEach(ctx context.Context, pid int, maps []Mapping, stackWindow int, 
 				}
 				seen[tid] = true
 				f := flight{tid: tid, idx: idx}
-				if ahead.tid == tid {
-					f.name, f.state = ahead.name, ahead.state
-				} else {
-					f.name, f.state = threadInfo(pid, tid)
-				}
+				f.name, f.state = info.get(next - 1)
 				f.t0 = time.Now()
 				f.deadline = f.t0.Add(stopTimeout)
 				if err := seize(tid); err != nil {
@@ -394,6 +449,7 @@ func captureEach(ctx context.Context, pid int, maps []Mapping, stackWindow int, 
 					res.maxPause = max(res.maxPause, s.pause)
 					if err == nil {
 						ok++
+						s.stack = stacks.clone(s.stack)
 						out.send(&indexed{f.idx, s})
 						continue
 					}
@@ -404,30 +460,81 @@ func captureEach(ctx context.Context, pid int, maps []Mapping, stackWindow int, 
 					res.notes = append(res.notes, fmt.Sprintf("thread %d: %v", f.tid, err))
 				}
 			}
-			switch {
-			case progress:
+			if progress {
 				polls = 0
-			case next < len(tids) && ahead.tid != tids[next]:
-				// Waiting: read the next thread's name and state now.
-				ahead.tid = tids[next]
-				ahead.name, ahead.state = threadInfo(pid, ahead.tid)
-			default:
-				if polls++; polls > spinPolls {
-					backoff(polls - spinPolls)
-				}
+			} else if polls++; polls > spinPolls {
+				backoff(polls - spinPolls)
 			}
 		}
 		// Threads started while we worked are dumped too, once.
-		if tids, err = tasks(pid); err != nil {
+		if tids, err = dir.tasks(); err != nil {
 			break
 		}
+		tids = slices.DeleteFunc(tids, func(tid int) bool { return seen[tid] })
 		next = 0
 	}
 	return res
 }
 
+// threadInfos has the names and states of a list of threads, read in
+// order by a goroutine of its own ahead of the tracer: three system calls
+// per thread that the tracer, which holds threads stopped, then need not
+// make. They are read before the threads are interrupted, as
+// Thread.State says; the tracer reads those it reaches first itself.
+type threadInfos struct {
+	dir           *taskDir
+	tids          []int
+	names, states []string
+	ready         atomic.Int64 // entries filled
+	taken         atomic.Int64 // entries the tracer has asked for
+	stop          atomic.Bool
+	done          chan struct{}
+}
+
+func readAhead(dir *taskDir, tids []int) *threadInfos {
+	ti := &threadInfos{dir: dir, tids: tids, names: make([]string, len(tids)), states: make([]string, len(tids)), done: make(chan struct{})}
+	go func() {
+		defer close(ti.done)
+		for i, tid := range tids {
+			if ti.stop.Load() {
+				return
+			}
+			if int64(i) < ti.taken.Load() {
+				// The tracer got there first and read it.
+				continue
+			}
+			ti.names[i], ti.states[i] = dir.threadInfo(tid)
+			ti.ready.Store(int64(i + 1))
+			if i%16 == 15 {
+				// As the workers do (see Dump).
+				runtime.Gosched()
+			}
+		}
+	}()
+	return ti
+}
+
+// get returns the name and state of the i-th thread.
+func (ti *threadInfos) get(i int) (name, state string) {
+	ti.taken.Store(int64(i + 1))
+	if int64(i) < ti.ready.Load() {
+		return ti.names[i], ti.states[i]
+	}
+	return ti.dir.threadInfo(ti.tids[i])
+}
+
+// close stops the reading and waits for it: the directory it reads is
+// closed after the dump.
+func (ti *threadInfos) close() {
+	ti.stop.Store(true)
+	<-ti.done
+}
+
 // readStopped copies the registers and stack of thread tid, stopped since
-// an interrupt at t0, and releases it with sig. Tracer thread only.
+// an interrupt at t0, and releases it with sig. s.stack aliases scratch,
+// which holds at least stackWindow+redZone bytes and was used before: a
+// buffer allocated once keeps allocation, zeroing and page faults out of
+// the time the thread is held. Tracer thread only.
 func readStopped(pid, tid, sig int, t0 time.Time, maps *[]Mapping, stackWindow int, scratch []byte, prio *holdPriority) (s snapshot, err error) {
 	s.tid = tid
 	prio.raise()
@@ -440,7 +547,6 @@ func readStopped(pid, tid, sig int, t0 time.Time, maps *[]Mapping, stackWindow i
 	end := time.Now()
 	prio.release()
 	s.pause, s.held = end.Sub(t0), end.Sub(stopped)
-	s.stack = slices.Clone(s.stack)
 	if err != nil {
 		return s, fmt.Errorf("registers: %w", err)
 	}
@@ -452,7 +558,8 @@ func readStopped(pid, tid, sig int, t0 time.Time, maps *[]Mapping, stackWindow i
 
 // captureFrozen stops every thread, re-reading the task list until it is
 // stable, reads them all, and releases them all. Tracer thread only.
-func captureFrozen(ctx context.Context, pid int, maps []Mapping, stackWindow int, out *batcher) (res captureResult) {
+func captureFrozen(ctx context.Context, dir *taskDir, maps []Mapping, stackWindow int, out *batcher) (res captureResult) {
+	pid := dir.pid
 	type held struct {
 		s   snapshot
 		sig int
@@ -474,7 +581,7 @@ func captureFrozen(ctx context.Context, pid int, maps []Mapping, stackWindow int
 	}()
 	failed := map[int]bool{}
 	for round := 0; round < 100; round++ {
-		tids, err := tasks(pid)
+		tids, err := dir.tasks()
 		if err != nil {
 			res.err = explain(pid, err)
 			return res
@@ -680,6 +787,7 @@ type worker struct {
 	space *unwind.Space
 	mods  []*module
 	live  *liveMemory
+	dir   *taskDir
 }
 
 func (w *worker) module(addr uint64) *module {
@@ -697,7 +805,7 @@ func (w *worker) module(addr uint64) *module {
 
 func (w *worker) thread(s *snapshot) Thread {
 	if s.name == "" && s.state == "" {
-		s.name, s.state = threadInfo(w.live.pid, s.tid)
+		s.name, s.state = w.dir.threadInfo(s.tid)
 	}
 	t := Thread{TID: s.tid, Name: s.name, State: s.state, Pause: s.pause, Held: s.held, Registers: s.regs.Map()}
 	mem := &snapMemory{base: s.stackBase, data: s.stack, live: w.live}

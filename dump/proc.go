@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // Mapping is one line of /proc/PID/maps.
@@ -116,7 +115,8 @@ type procStat struct {
 }
 
 // parseStat parses /proc/PID/stat or /proc/PID/task/TID/stat. The command
-// name is in parentheses and may itself contain ") ".
+// name is in parentheses and may itself contain ") ". Only the two fields
+// after it are split off: a dump parses one stat file per thread.
 func parseStat(b []byte) (procStat, error) {
 	var s procStat
 	i := bytes.IndexByte(b, '(')
@@ -125,12 +125,18 @@ func parseStat(b []byte) (procStat, error) {
 		return s, fmt.Errorf("malformed stat %q", b)
 	}
 	s.Comm = string(b[i+1 : j])
-	rest := strings.Fields(string(b[j+1:]))
-	if len(rest) < 2 {
+	// ") S 123 …": the state letter, then the parent's pid.
+	rest := bytes.TrimLeft(b[j+1:], " ")
+	state, rest, _ := bytes.Cut(rest, []byte(" "))
+	ppid := bytes.TrimLeft(rest, " ")
+	if k := bytes.IndexAny(ppid, " \n"); k >= 0 {
+		ppid = ppid[:k]
+	}
+	if len(state) == 0 || len(ppid) == 0 {
 		return s, fmt.Errorf("malformed stat %q", b)
 	}
-	s.State = rest[0][0]
-	s.PPID, _ = strconv.Atoi(rest[1])
+	s.State = state[0]
+	s.PPID, _ = strconv.Atoi(string(ppid))
 	return s, nil
 }
 
@@ -147,43 +153,6 @@ func statusField(pid int, name string) string {
 		}
 	}
 	return ""
-}
-
-// tasks lists the thread ids of pid: pid itself first, then ascending.
-func tasks(pid int) ([]int, error) {
-	ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
-	if err != nil {
-		return nil, err
-	}
-	tids := make([]int, 0, len(ents))
-	for _, e := range ents {
-		if tid, err := strconv.Atoi(e.Name()); err == nil {
-			tids = append(tids, tid)
-		}
-	}
-	sortTIDs(tids, pid)
-	return tids, nil
-}
-
-// threadInfo reads a thread's name (comm) and state letter from its stat
-// file: one read for both, with three system calls (os.ReadFile makes
-// ten, which adds up over thousands of threads).
-func threadInfo(pid, tid int) (name string, state string) {
-	var buf [512]byte
-	path := "/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(tid) + "/stat"
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return "", ""
-	}
-	n, err := syscall.Read(fd, buf[:])
-	syscall.Close(fd)
-	if err != nil || n <= 0 {
-		return "", ""
-	}
-	if s, err := parseStat(buf[:n]); err == nil {
-		return s.Comm, string(s.State)
-	}
-	return "", ""
 }
 
 // filePath returns a path through which the file of mapping m of pid can

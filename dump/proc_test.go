@@ -67,3 +67,29 @@ TID 8 (w):
 		t.Errorf("have\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+func TestParseStat(t *testing.T) {
+	for _, c := range []struct {
+		in      string
+		comm    string
+		state   byte
+		ppid    int
+		wantErr bool
+	}{
+		{in: "1234 (worker-7) S 1200 1234 1200 0 -1 4194368 95 0 0 0", comm: "worker-7", state: 'S', ppid: 1200},
+		// A name may hold spaces and ") ": the last ')' ends it.
+		{in: "99 (a) b) (c) R 1 99 99 0", comm: "a) b) (c", state: 'R', ppid: 1},
+		{in: "5 (z) Z 17\n", comm: "z", state: 'Z', ppid: 17},
+		{in: "5 (x) S", wantErr: true},
+		{in: "5 x S 1", wantErr: true},
+	} {
+		st, err := dump.ParseStat([]byte(c.in))
+		if (err != nil) != c.wantErr {
+			t.Errorf("%q: error %v, want error %v", c.in, err, c.wantErr)
+			continue
+		}
+		if !c.wantErr && (st.Comm != c.comm || st.State != c.state || st.PPID != c.ppid) {
+			t.Errorf("%q: have %q %c %d, want %q %c %d", c.in, st.Comm, st.State, st.PPID, c.comm, c.state, c.ppid)
+		}
+	}
+}

@@ -145,12 +145,21 @@ func pollStop(tid int) (stopped bool, sig int, err error) {
 const spinPolls = 5
 
 // backoff sleeps the tracer's OS thread for the n-th time in a wait, in
-// growing steps from 10 µs to 1 ms, which leaves the CPU to the threads
-// we wait for (on a busy machine they may need ours to reach their stop).
+// growing steps from 20 µs to maxSleep, which leaves the CPU to the
+// threads we wait for (on a busy machine they may need ours to reach their
+// stop). A thread's stop sends SIGCHLD, which the kernel gives to the
+// tracer thread when it can, and the signal ends the sleep early (EINTR);
+// maxSleep bounds the wait when it goes to another thread or comes just
+// before the sleep. The call is raw: an announced sleep lets the Go
+// scheduler give the tracer's P away, and a tracer that must then wait
+// for a P to come back holds its stopped threads for milliseconds.
 func backoff(n int) {
-	ts := unix.NsecToTimespec(int64(min(10<<min(n, 7), 1000)) * 1000)
-	unix.Nanosleep(&ts, nil)
+	ts := unix.NsecToTimespec(int64(min(10<<min(n, 7), maxSleep)) * 1000)
+	raw(unix.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0, 0, 0)
 }
+
+// maxSleep is the longest sleep of backoff, in microseconds.
+const maxSleep = 100
 
 // waitStop waits until tid stops after seize; see pollStop. A thread that
 // does not stop within timeout stays attached with errTimeout; the caller

@@ -52,7 +52,9 @@ func (r *Regs) FP() uint64 { v, _ := r.Get(r.Arch.FP); return v }
 
 // Map returns the known registers by name, for reports.
 func (r *Regs) Map() map[string]uint64 {
-	m := make(map[string]uint64)
+	// Sized at once: a dump makes one map per thread, and growing
+	// each cost more than filling it.
+	m := make(map[string]uint64, min(NumRegs, len(r.Arch.Names)))
 	for i := 0; i < NumRegs && i < len(r.Arch.Names); i++ {
 		if v, ok := r.Get(i); ok {
 			m[r.Arch.Names[i]] = v

@@ -111,7 +111,12 @@ func runDump(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 		}
 		return err
 	}
-	r := p.Report()
+	// The report is built only when it is printed or sent: it copies
+	// every frame, megabytes for a thousand deep stacks.
+	var r *report.Report
+	if flagString(fs, "json") == "true" || uploadURL != "" {
+		r = p.Report()
+	}
 	if flagString(fs, "json") == "true" {
 		if err := report.Encode(e.stdout, r); err != nil {
 			return err

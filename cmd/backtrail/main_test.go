@@ -8,9 +8,13 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	// Re-executed as the command itself by tests that signal it.
+	// Re-executed as the command itself by tests that signal it. main
+	// returns when the command succeeds: a dump that ends before the
+	// signal comes must not go on to run every test of the package in
+	// the child.
 	if os.Getenv("BACKTRAIL_TEST_AS_CLI") == "1" {
 		main()
+		os.Exit(0)
 	}
 	// backtrail dump keeps uncompressed debug files in the user's cache:
 	// the tests' go to a directory of their own.
