@@ -78,6 +78,20 @@ func (d *decoder) consume(c byte) bool {
 // and so does an unknown key that encoding/json would match to a field
 // regardless of case. Other unknown keys are skipped, their values
 // checked with json.Valid.
+// nameVersion decodes an object of a name and a version (the sdk, os and
+// runtime of a report), whose known keys are keys.
+func (d *decoder) nameVersion(keys []string, name, version *string) {
+	d.object(keys, func(k []byte) {
+		d.noNull()
+		switch string(k) {
+		case "name":
+			*name = d.str()
+		case "version":
+			*version = d.str()
+		}
+	})
+}
+
 func (d *decoder) object(keys []string, field func(key []byte)) {
 	if !d.consume('{') {
 		return
@@ -430,37 +444,13 @@ func (d *decoder) report(r *Report) {
 		case "server_name":
 			r.ServerName = d.str()
 		case "sdk":
-			d.object(sdkKeys, func(k []byte) {
-				d.noNull()
-				switch string(k) {
-				case "name":
-					r.SDK.Name = d.str()
-				case "version":
-					r.SDK.Version = d.str()
-				}
-			})
+			d.nameVersion(sdkKeys, &r.SDK.Name, &r.SDK.Version)
 		case "os":
-			d.object(osKeys, func(k []byte) {
-				d.noNull()
-				switch string(k) {
-				case "name":
-					r.OS.Name = d.str()
-				case "version":
-					r.OS.Version = d.str()
-				}
-			})
+			d.nameVersion(osKeys, &r.OS.Name, &r.OS.Version)
 		case "arch":
 			r.Arch = d.str()
 		case "runtime":
-			d.object(runtimeKeys, func(k []byte) {
-				d.noNull()
-				switch string(k) {
-				case "name":
-					r.Runtime.Name = d.str()
-				case "version":
-					r.Runtime.Version = d.str()
-				}
-			})
+			d.nameVersion(runtimeKeys, &r.Runtime.Name, &r.Runtime.Version)
 		case "modules":
 			r.Modules = []Module{}
 			d.array(func() {
