@@ -563,15 +563,10 @@ func (d *Demangler) templateArgs(name int32, tag bool) int32 {
 	if tag {
 		d.tagDepth++
 	}
-	mark := len(d.stack)
-	for !d.consume('E') {
-		a := d.templateArg()
-		if a < 0 {
-			return -1
-		}
-		d.stack = append(d.stack, a)
+	lo, hi, ok := d.readArgs()
+	if !ok {
+		return -1
 	}
-	lo, hi := d.endList(mark)
 	if lo == hi {
 		// No argument at all (an empty pack is one): not a mangling
 		// that compilers emit, and the fallback spaces it its own way.
@@ -582,6 +577,21 @@ func (d *Demangler) templateArgs(name int32, tag bool) int32 {
 		d.tpLo, d.tpHi, d.tpSet = lo, hi, true
 	}
 	return d.add(node{kind: kTemplate, a: name, b: -1, lo: lo, hi: hi})
+}
+
+// readArgs reads template arguments up to the 'E' that ends them
+// and returns them as a list.
+func (d *Demangler) readArgs() (lo, hi int32, ok bool) {
+	mark := len(d.stack)
+	for !d.consume('E') {
+		a := d.templateArg()
+		if a < 0 {
+			return 0, 0, false
+		}
+		d.stack = append(d.stack, a)
+	}
+	lo, hi = d.endList(mark)
+	return lo, hi, true
 }
 
 // templateArg reads
@@ -602,15 +612,10 @@ func (d *Demangler) templateArgNode() int32 {
 	switch d.peek() {
 	case 'J':
 		d.pos++
-		mark := len(d.stack)
-		for !d.consume('E') {
-			a := d.templateArg()
-			if a < 0 {
-				return -1
-			}
-			d.stack = append(d.stack, a)
+		lo, hi, ok := d.readArgs()
+		if !ok {
+			return -1
 		}
-		lo, hi := d.endList(mark)
 		return d.add(node{kind: kPack, a: -1, b: -1, lo: lo, hi: hi})
 	case 'L':
 		return d.literal()
