@@ -452,23 +452,11 @@ func (d *decoder) report(r *Report) {
 		case "runtime":
 			d.nameVersion(runtimeKeys, &r.Runtime.Name, &r.Runtime.Version)
 		case "modules":
-			r.Modules = []Module{}
-			d.array(func() {
-				r.Modules = append(r.Modules, Module{})
-				d.module(&r.Modules[len(r.Modules)-1])
-			})
+			r.Modules = list(d, d.module)
 		case "threads":
-			r.Threads = []Thread{}
-			d.array(func() {
-				r.Threads = append(r.Threads, Thread{})
-				d.thread(&r.Threads[len(r.Threads)-1])
-			})
+			r.Threads = list(d, d.thread)
 		case "trail":
-			r.Trail = []Hop{}
-			d.array(func() {
-				r.Trail = append(r.Trail, Hop{})
-				d.hop(&r.Trail[len(r.Trail)-1])
-			})
+			r.Trail = list(d, d.hop)
 		case "exception":
 			r.Exception = new(Exception)
 			d.exception(r.Exception)
@@ -557,13 +545,15 @@ func (d *decoder) frame(f *Frame) {
 	})
 }
 
-func (d *decoder) frames() []Frame {
-	fs := []Frame{}
+// list decodes an array of objects, each into its element by decode. An
+// empty array gives an empty slice, not nil, as encoding/json does.
+func list[T any](d *decoder, decode func(*T)) []T {
+	s := []T{}
 	d.array(func() {
-		fs = append(fs, Frame{})
-		d.frame(&fs[len(fs)-1])
+		s = append(s, *new(T))
+		decode(&s[len(s)-1])
 	})
-	return fs
+	return s
 }
 
 func (d *decoder) thread(t *Thread) {
@@ -588,7 +578,7 @@ func (d *decoder) thread(t *Thread) {
 		case "registers":
 			t.Registers = d.addrMap()
 		case "frames":
-			t.Frames = d.frames()
+			t.Frames = list(d, d.frame)
 		case "truncated":
 			t.Truncated = d.bool()
 		}
@@ -605,7 +595,7 @@ func (d *decoder) hop(h *Hop) {
 		case "hash":
 			h.Hash = d.str()
 		case "frames":
-			h.Frames = d.frames()
+			h.Frames = list(d, d.frame)
 		case "truncated":
 			h.Truncated = d.bool()
 		}
