@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -98,12 +97,10 @@ func runDump(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 	if d := flagString(fs, "debug-file-directory"); d != "" {
 		opts.DebugDirs = []string{d}
 	}
-	if os.Getenv("GOGC") == "" {
-		// A dump lives for a fraction of a second and its data (copied
-		// stacks, frames) stays live until it is printed: collecting
-		// garbage at the default pace would cost a tenth of the run.
-		debug.SetGCPercent(800)
-	}
+	// A dump lives for a fraction of a second and its data (copied
+	// stacks, frames) stays live until it is printed: collecting
+	// garbage at the default pace would cost a tenth of the run.
+	setGCPercent(800)
 	p, err := dump.Dump(ctx, pid, opts)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -113,11 +110,12 @@ func runDump(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 	}
 	// The report is built only when it is printed or sent: it copies
 	// every frame, megabytes for a thousand deep stacks.
+	asJSON := flagString(fs, "json") == "true"
 	var r *report.Report
-	if flagString(fs, "json") == "true" || uploadURL != "" {
+	if asJSON || uploadURL != "" {
 		r = p.Report()
 	}
-	if flagString(fs, "json") == "true" {
+	if asJSON {
 		if err := report.Encode(e.stdout, r); err != nil {
 			return err
 		}

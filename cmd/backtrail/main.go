@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"runtime/pprof"
 	"sort"
 	"strings"
@@ -205,4 +206,13 @@ func printCommandHelp(w io.Writer, c *command) {
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// setGCPercent sets the collector's GOGC to percent unless the user chose
+// one in the environment. Commands set it for their own memory profile:
+// the reason is at each call.
+func setGCPercent(percent int) {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(percent)
+	}
 }
