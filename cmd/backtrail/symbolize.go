@@ -164,11 +164,6 @@ func (s *symbolizer) run(b *batch, frames []symbolize.Frame) []symbolize.Frame {
 // more. When the input pauses, what was read is answered and flushed at
 // once, for interactive callers.
 func (s *symbolizer) stream(ctx context.Context, r io.Reader, w io.Writer) error {
-	// The live heap is mostly demangled names, kept for good, and
-	// demangling allocates several times their size in garbage:
-	// with the default GOGC the collector runs every few
-	// milliseconds.
-	setGCPercent(400)
 	workers := runtime.GOMAXPROCS(0)
 	free := make(chan *batch, 2*workers+2) // bounds the batches in flight
 	for range cap(free) {
