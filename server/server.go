@@ -167,6 +167,10 @@ type Queued struct {
 	ID int64 // row id
 	Incoming
 	Attempts int
+	// Err says why the stored payload could not be read back (a damaged
+	// row); Raw is then empty and processing records Err as the event's
+	// failure, so that one bad row does not hold up the queue.
+	Err error
 }
 
 // Processed is the result of processing one event.

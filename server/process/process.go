@@ -180,6 +180,10 @@ func (p *Processor) Process(ctx context.Context, q *server.Queued) (res *server.
 			p.Logger.Error("processing panicked", "event", q.EventID, "panic", r)
 		}
 	}()
+	if q.Err != nil {
+		res.Err = q.Err
+		return res
+	}
 	r, err := ingest.Decode(q.Format, q.Raw)
 	if err != nil {
 		res.Err = err

@@ -192,6 +192,13 @@ func TestProcess(t *testing.T) {
 		{"unknown format", "elf", []byte("x"), true},
 		{"empty ips", server.FormatIPS, nil, true},
 	}
+	// A payload the store could not read back fails its event with the
+	// store's error, whatever the bytes.
+	damaged := errors.New("event x: stored payload: corrupt")
+	q := &server.Queued{Incoming: server.Incoming{ProjectID: e.project.ID, Format: server.FormatSentry, Raw: probe}, Err: damaged}
+	if res := p.Process(ctx, q); res.Err != damaged || res.Report != nil {
+		t.Errorf("damaged payload: Err %v, report %v; want the store's error and no report", res.Err, res.Report != nil)
+	}
 	for i, tt := range tests {
 		q := &server.Queued{ID: int64(i + 1), Incoming: server.Incoming{ProjectID: e.project.ID, EventID: "0123456789abcdef0123456789abcdef", Format: tt.format, Raw: tt.raw, Received: time.Now()}}
 		res := p.Process(ctx, q)

@@ -109,7 +109,8 @@ func (db *DB) Claim(ctx context.Context, worker string, n int, lease time.Durati
 	}
 	// RETURNING gives rows in no particular order.
 	sortQueued(out)
-	return out, db.decompressRaw(out)
+	db.decompressRaw(out)
+	return out, nil
 }
 
 func sortQueued(qs []*server.Queued) {
@@ -118,15 +119,16 @@ func sortQueued(qs []*server.Queued) {
 
 // decompressRaw decompresses the payloads Claim read, after its
 // transaction: on SQLite the writer is held until the commit, and every
-// accept waits for it.
-func (db *DB) decompressRaw(qs []*server.Queued) error {
+// accept waits for it. A payload that does not decode fails its own event
+// (Queued.Err), not the claim of the others.
+func (db *DB) decompressRaw(qs []*server.Queued) {
 	for _, q := range qs {
-		var err error
-		if q.Raw, err = db.decompress(q.Raw); err != nil {
-			return fmt.Errorf("event %s: stored payload: %w", q.EventID, err)
+		raw, err := db.decompress(q.Raw)
+		if err != nil {
+			q.Err = fmt.Errorf("event %s: stored payload: %w", q.EventID, err)
 		}
+		q.Raw = raw
 	}
-	return nil
 }
 
 // Pending returns the number of queued or leased events.

@@ -275,7 +275,8 @@ func (db *DB) pgClaim(ctx context.Context, worker string, n int, lease time.Dura
 		return nil, err
 	}
 	sortQueued(out)
-	return out, db.decompressRaw(out)
+	db.decompressRaw(out)
+	return out, nil
 }
 
 // pgRequeue queues processed and failed events again with fresh attempts;
