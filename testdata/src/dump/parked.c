@@ -183,9 +183,10 @@ static void *heartbeat_main(void *arg) {
 	return NULL;
 }
 
-// workers_reading waits (up to 5 s) until every worker blocks in read(2),
-// as /proc/self/task/TID/syscall shows: a worker counts itself parked just
-// before it reads, and "ready" must mean every stack is at its park site.
+// workers_reading waits (up to 5 s) until every worker and the signal
+// thread block in read(2), as /proc/self/task/TID/syscall shows: a thread
+// counts itself parked just before it reads, and "ready" must mean every
+// stack is at its park site, not still leaving the lock of announce.
 static void workers_reading(void) {
 	struct timespec ms = {0, 1000000};
 	for (int tries = 0; tries < 5000; tries++) {
@@ -202,9 +203,10 @@ static void workers_reading(void) {
 			FILE *f = fopen(path, "r");
 			if (f == NULL)
 				continue;
-			int worker = fgets(buf, sizeof buf, f) != NULL && strncmp(buf, "worker-", 7) == 0;
+			int parks = fgets(buf, sizeof buf, f) != NULL &&
+			            (strncmp(buf, "worker-", 7) == 0 || strncmp(buf, "in-handler", 10) == 0);
 			fclose(f);
-			if (!worker)
+			if (!parks)
 				continue;
 			snprintf(path, sizeof path, "/proc/self/task/%s/syscall", e->d_name);
 			f = fopen(path, "r");
