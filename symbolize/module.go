@@ -129,6 +129,26 @@ func (m *Module) Frames(addr uint64, out []Frame) ([]Frame, error) {
 	return t.Frames(addr, out), nil
 }
 
+// FramesBatch appends the frames of every address of addrs, file
+// addresses, to out, and to ends where each address's frames end in out;
+// see Table.FramesBatch. An error names the first address whose debug
+// information is malformed; that address has no frames.
+func (m *Module) FramesBatch(addrs []uint64, out []Frame, ends []int) ([]Frame, []int, error) {
+	if m.lazy == nil {
+		out, ends = m.table.FramesBatch(addrs, out, ends)
+		return out, ends, nil
+	}
+	var first error
+	for _, a := range addrs {
+		var err error
+		if out, err = m.Frames(a, out); err != nil && first == nil {
+			first = err
+		}
+		ends = append(ends, len(out))
+	}
+	return out, ends, first
+}
+
 // BuildObject builds the symcache of object o, with debug information
 // from dbg (o itself, or its separate debug file): DWARF, else the Go
 // pclntab, plus o's symbol table (dbg's when o has none).

@@ -1,6 +1,7 @@
 package symbolize
 
 import (
+	"sync"
 	"sync/atomic"
 
 	"github.com/backtrail/backtrail/demangle"
@@ -48,19 +49,47 @@ func (t *Table) Symcache() *symcache.File { return t.sc }
 func (t *Table) Frames(addr uint64, out []Frame) []Frame {
 	l, ok := t.sc.Lookup(addr)
 	for ok {
-		f := Frame{File: l.File(), Line: l.Line(), Column: l.Column(), Discriminator: l.Discriminator()}
-		if fn, ok := l.Function(); ok {
-			f.RawFunction = fn.Name()
-			f.Function = t.name(fn)
-			f.Entry, f.HasEntry = fn.Entry()
-			f.DeclFile, f.DeclLine = fn.DeclFile(), fn.DeclLine()
-			f.Language = fn.Language()
-		}
-		l, ok = l.Parent()
-		f.Inlined = ok
-		out = append(out, f)
+		var p symcache.Loc
+		p, ok = l.Parent()
+		out = append(out, t.frame(l, ok))
+		l = p
 	}
 	return out
+}
+
+// FramesBatch appends the frames of every address of addrs to out, as
+// Frames does for each in turn, and appends to ends where each address's
+// frames end in out. On a symcache much bigger than the processor's caches
+// it is about twice as fast per address as Frames
+// (symcache.File.LookupBatch).
+func (t *Table) FramesBatch(addrs []uint64, out []Frame, ends []int) ([]Frame, []int) {
+	b := batches.Get().(*symcache.Batch)
+	defer batches.Put(b)
+	t.sc.LookupBatch(b, addrs)
+	start := 0
+	for _, end := range b.Ends {
+		for k := start; k < end; k++ {
+			out = append(out, t.frame(b.Frames[k], k+1 < end))
+		}
+		ends = append(ends, len(out))
+		start = end
+	}
+	return out, ends
+}
+
+var batches = sync.Pool{New: func() any { return new(symcache.Batch) }}
+
+// frame returns the Frame of l; inlined says l has a parent.
+func (t *Table) frame(l symcache.Loc, inlined bool) Frame {
+	f := Frame{File: l.File(), Line: l.Line(), Column: l.Column(), Discriminator: l.Discriminator(), Inlined: inlined}
+	if fn, ok := l.Function(); ok {
+		f.RawFunction = fn.Name()
+		f.Function = t.name(fn)
+		f.Entry, f.HasEntry = fn.Entry()
+		f.DeclFile, f.DeclLine = fn.DeclFile(), fn.DeclLine()
+		f.Language = fn.Language()
+	}
+	return f
 }
 
 func (t *Table) name(fn symcache.Func) string {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/backtrail/backtrail/debugfile"
 	"github.com/backtrail/backtrail/internal/testenv"
@@ -71,12 +72,13 @@ func lookupAddrs(sc *symcache.File, n int, random bool) []uint64 {
 	return addrs
 }
 
-// BenchmarkLookup measures one symbolication: Lookup and the walk of the
-// whole inline chain with file, line, column and function name of every
-// frame (walk, shared with TestLookupNoAllocs), on the cache of
-// crash.debug and, when BACKTRAIL_BENCH_OBJ names one, on the cache of a
-// big file (a debug file, built first, or a symcache). It reports lookups
-// per second on one core.
+// BenchmarkLookup measures symbolication: Lookup and the walk of the whole
+// inline chain with file, line, column and function name of every frame
+// (walk, shared with TestLookupNoAllocs), one address at a time, and the
+// same through LookupBatch in batches of batchSize addresses, on the cache
+// of crash.debug and, when BACKTRAIL_BENCH_OBJ names one, on the cache of
+// a big file (a debug file, built first, or a symcache). It reports CPU
+// time per address and addresses per second on one core.
 func BenchmarkLookup(b *testing.B) {
 	caches := map[string]*symcache.File{"crash.debug": realCache(b)}
 	if path := os.Getenv("BACKTRAIL_BENCH_OBJ"); path != "" {
@@ -86,6 +88,7 @@ func BenchmarkLookup(b *testing.B) {
 		}
 		caches[filepath.Base(path)] = sc
 	}
+	const batchSize = 256
 	for name, sc := range caches {
 		_, _, locs, ranges := sc.Counts()
 		b.Logf("%s: %d ranges, %d locations, %d bytes", name, ranges, locs, sc.Size())
@@ -93,8 +96,8 @@ func BenchmarkLookup(b *testing.B) {
 			name   string
 			random bool
 		}{{"random", true}, {"sorted", false}} {
+			addrs := lookupAddrs(sc, 1<<20, mode.random)
 			b.Run(name+"/"+mode.name, func(b *testing.B) {
-				addrs := lookupAddrs(sc, 1<<20, mode.random)
 				b.ReportAllocs()
 				i, sum := 0, 0
 				cpu0 := testenv.CPUTime()
@@ -102,16 +105,37 @@ func BenchmarkLookup(b *testing.B) {
 					sum += walk(sc, addrs[i&(len(addrs)-1)])
 					i++
 				}
-				if cpu := testenv.CPUTime(); cpu0 != 0 {
-					// Other processes on a shared machine inflate
-					// ns/op far more than this.
-					b.ReportMetric(float64(cpu-cpu0)/float64(b.N), "cpu-ns/op")
+				reportLookups(b, cpu0, b.N, sum)
+			})
+			b.Run(name+"/"+mode.name+"-batch", func(b *testing.B) {
+				b.ReportAllocs()
+				var batch symcache.Batch
+				i, sum := 0, 0
+				cpu0 := testenv.CPUTime()
+				for b.Loop() {
+					sc.LookupBatch(&batch, addrs[i:i+batchSize])
+					for _, l := range batch.Frames {
+						sum += visit(l)
+					}
+					i = (i + batchSize) & (len(addrs) - 1)
 				}
-				if sum == 0 {
-					b.Fatal("found nothing")
-				}
-				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
+				reportLookups(b, cpu0, b.N*batchSize, sum)
 			})
 		}
 	}
+}
+
+// reportLookups reports CPU time per address (ns/op counts batches in
+// batch mode) and addresses per second, from n addresses looked up since
+// CPU time cpu0.
+func reportLookups(b *testing.B, cpu0 time.Duration, n, sum int) {
+	if cpu := testenv.CPUTime(); cpu0 != 0 {
+		// Other processes on a shared machine inflate wall time far
+		// more than this.
+		b.ReportMetric(float64(cpu-cpu0)/float64(n), "cpu-ns/addr")
+	}
+	if sum == 0 {
+		b.Fatal("found nothing")
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "lookups/s")
 }

@@ -98,4 +98,5 @@ func checkFile(t *testing.T, sc *symcache.File) {
 	for _, a := range []uint64{0, 1, 1 << 32, 1<<64 - 1} {
 		walk(sc, a)
 	}
+	checkBatch(t, sc, rangeAddrs(sc))
 }

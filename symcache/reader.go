@@ -356,17 +356,40 @@ func (f *File) Size() int { return len(f.data) }
 // object (not module-relative). It allocates nothing. Cost: a binary
 // search over the blocks and the decoding of part of one.
 func (f *File) Lookup(addr uint64) (Loc, bool) {
-	if len(f.starts) == 0 || addr < f.h.addrBase || addr-f.h.addrBase > uint64(None) {
+	lo, hi := f.bucket(addr)
+	if lo > hi {
 		return Loc{}, false
 	}
 	rel := addr - f.h.addrBase
-	// The last block whose start is <= rel: blocks below lo start below
-	// rel's bucket, blocks from hi on start after it.
-	k := min(rel>>f.shift, uint64(len(f.buckets)-1))
-	lo, hi := int(f.buckets[k]), len(f.starts)
-	if k+1 < uint64(len(f.buckets)) {
-		hi = int(f.buckets[k+1])
+	b := f.searchBlock(rel, int(lo), int(hi))
+	if b < 0 {
+		return Loc{}, false
 	}
+	at := f.decodeBlock(b, rel)
+	if at.loc == 0 {
+		return Loc{}, false
+	}
+	return Loc{f: f, i: at.loc - 1, line: at.line, column: at.column, discr: at.discr}, true
+}
+
+// bucket returns the blocks whose starts the search for addr must look at:
+// blocks below lo start below addr's bucket, blocks from hi on start after
+// it. lo > hi when addr is outside the file's address span.
+func (f *File) bucket(addr uint64) (lo, hi int32) {
+	if len(f.starts) == 0 || addr < f.h.addrBase || addr-f.h.addrBase > uint64(None) {
+		return 1, 0
+	}
+	k := min((addr-f.h.addrBase)>>f.shift, uint64(len(f.buckets)-1))
+	lo, hi = int32(f.buckets[k]), int32(len(f.starts))
+	if k+1 < uint64(len(f.buckets)) {
+		hi = int32(f.buckets[k+1])
+	}
+	return lo, hi
+}
+
+// searchBlock returns the last block whose start is <= rel, searching
+// between the bounds from bucket, or -1 when rel is below every block.
+func (f *File) searchBlock(rel uint64, lo, hi int) int {
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		if uint64(f.starts[m]) <= rel {
@@ -375,21 +398,83 @@ func (f *File) Lookup(addr uint64) (Loc, bool) {
 			hi = m
 		}
 	}
-	if lo == 0 {
-		return Loc{}, false
+	return lo - 1
+}
+
+// decodeBlock returns the state of block b's last entry at or below rel.
+// Parse has checked every entry, so unlike cursor it decodes without
+// checks, and it stops at the first entry above rel before decoding that
+// entry's values.
+func (f *File) decodeBlock(b int, rel uint64) entryState {
+	lo, hi := f.blockBytes(b)
+	e := f.entries[lo:hi]
+	st := entryState{addr: uint64(f.starts[b])}
+	for p := 0; p < len(e); {
+		h := e[p]
+		p++
+		if p > 1 {
+			d := uint64(h & 0x0f)
+			if d == 0 {
+				d, p = uleb(e, p)
+			}
+			if st.addr+d > rel {
+				break
+			}
+			st.addr += d
+		}
+		if h&entLine != 0 {
+			var d int64
+			d, p = sleb(e, p)
+			st.line = uint32(int64(st.line) + d)
+		}
+		if h&entColumn != 0 {
+			var v uint64
+			v, p = uleb(e, p)
+			st.column = uint32(v)
+		}
+		if h&entDiscr != 0 {
+			var v uint64
+			v, p = uleb(e, p)
+			st.discr = uint32(v)
+		}
+		if h&entLoc != 0 {
+			var d int64
+			d, p = sleb(e, p)
+			st.loc = uint32(int64(st.loc) + d)
+		}
 	}
-	b := lo - 1
-	blo, bhi := f.blockBytes(b)
-	c := cursor{b: f.entries[blo:bhi], entryState: entryState{addr: uint64(f.starts[b])}}
-	c.next(true)
-	at := c.entryState
-	for c.next(false) && c.addr <= rel {
-		at = c.entryState
+	return st
+}
+
+// uleb decodes the LEB128 number at p of checked entries, returning its
+// bits and the offset after it.
+func uleb(e []byte, p int) (uint64, int) {
+	var v uint64
+	for s := 0; ; s += 7 {
+		b := e[p]
+		p++
+		v |= uint64(b&0x7f) << s
+		if b < 0x80 {
+			return v, p
+		}
 	}
-	if at.loc == 0 {
-		return Loc{}, false
+}
+
+// sleb decodes the SLEB128 number at p of checked entries, returning it
+// and the offset after it.
+func sleb(e []byte, p int) (int64, int) {
+	var v int64
+	for s := 0; ; s += 7 {
+		b := e[p]
+		p++
+		v |= int64(b&0x7f) << s
+		if b < 0x80 {
+			if b&0x40 != 0 {
+				v |= -1 << (s + 7)
+			}
+			return v, p
+		}
 	}
-	return Loc{f: f, i: at.loc - 1, line: at.line, column: at.column, discr: at.discr}, true
 }
 
 // Span is an address range of a symcache and the innermost location of

@@ -645,11 +645,17 @@ func TestTruncated(t *testing.T) {
 func walk(f *symcache.File, addr uint64) (n int) {
 	loc, ok := f.Lookup(addr)
 	for ok {
-		n += len(loc.File()) + int(loc.Line()) + int(loc.Column())
-		if fn, ok := loc.Function(); ok {
-			n += len(fn.Name())
-		}
+		n += visit(loc)
 		loc, ok = loc.Parent()
+	}
+	return n
+}
+
+// visit reads what a symbolizer prints of a frame.
+func visit(loc symcache.Loc) (n int) {
+	n = len(loc.File()) + int(loc.Line()) + int(loc.Column())
+	if fn, ok := loc.Function(); ok {
+		n += len(fn.Name())
 	}
 	return n
 }

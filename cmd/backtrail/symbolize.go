@@ -100,7 +100,7 @@ func runSymbolize(ctx context.Context, e *env, fs *flag.FlagSet, args []string) 
 			b.in = append(b.in, a...)
 			b.ends = append(b.ends, len(b.in))
 		}
-		s.run(b, nil)
+		s.run(b, &scratch{})
 		_, err := e.stdout.Write(b.out)
 		return err
 	}
@@ -132,29 +132,55 @@ type batch struct {
 // for C++ with deep inlining (about 2 KB per address).
 const batchLines = 1024
 
-// run symbolizes the lines of b into b.out, reusing frames.
-func (s *symbolizer) run(b *batch, frames []symbolize.Frame) []symbolize.Frame {
-	b.out = b.out[:0]
+// scratch is a worker's reusable memory for run.
+type scratch struct {
+	addrs, fileAddrs []uint64
+	lineAddr         []int // per line of a batch: its index in addrs, -1 when it is not an address
+	frames           []symbolize.Frame
+	ends             []int
+}
+
+// run symbolizes the lines of b into b.out: it parses them all, looks up
+// their addresses together (Module.FramesBatch) and prints the answers in
+// order.
+func (s *symbolizer) run(b *batch, sc *scratch) {
+	sc.addrs, sc.fileAddrs, sc.lineAddr = sc.addrs[:0], sc.fileAddrs[:0], sc.lineAddr[:0]
 	start := 0
 	for _, end := range b.ends {
-		input := string(bytes.TrimSpace(b.in[start:end]))
+		addr, ok := parseAddress(string(bytes.TrimSpace(b.in[start:end])))
 		start = end
-		addr, ok := parseAddress(input)
 		if !ok {
-			b.out = s.p.appendBad(b.out, input)
+			sc.lineAddr = append(sc.lineAddr, -1)
 			continue
 		}
-		fileAddr := addr
+		sc.lineAddr = append(sc.lineAddr, len(sc.addrs))
+		sc.addrs = append(sc.addrs, addr)
 		if s.relative {
-			fileAddr = symbolize.RelativeAddress(addr, s.m.ImageVMAddr)
+			addr = symbolize.RelativeAddress(addr, s.m.ImageVMAddr)
 		}
-		var err error
-		if frames, err = s.m.Frames(fileAddr, frames[:0]); err != nil {
-			s.warn.Do(func() { fmt.Fprintf(s.stderr, "backtrail: %v\n", err) })
-		}
-		b.out = s.p.append(b.out, addr, frames)
+		sc.fileAddrs = append(sc.fileAddrs, addr)
 	}
-	return frames
+	var err error
+	sc.frames, sc.ends, err = s.m.FramesBatch(sc.fileAddrs, sc.frames[:0], sc.ends[:0])
+	if err != nil {
+		s.warn.Do(func() { fmt.Fprintf(s.stderr, "backtrail: %v\n", err) })
+	}
+	b.out = b.out[:0]
+	start = 0
+	for k, end := range b.ends {
+		line := b.in[start:end]
+		start = end
+		i := sc.lineAddr[k]
+		if i < 0 {
+			b.out = s.p.appendBad(b.out, string(bytes.TrimSpace(line)))
+			continue
+		}
+		from := 0
+		if i > 0 {
+			from = sc.ends[i-1]
+		}
+		b.out = s.p.append(b.out, sc.addrs[i], sc.frames[from:sc.ends[i]])
+	}
 }
 
 // stream symbolizes the lines of r, one address per line, and prints the
@@ -173,9 +199,9 @@ func (s *symbolizer) stream(ctx context.Context, r io.Reader, w io.Writer) error
 	order := make(chan *batch, cap(free))
 	for range workers {
 		go func() {
-			var frames []symbolize.Frame
+			var sc scratch
 			for b := range todo {
-				frames = s.run(b, frames)
+				s.run(b, &sc)
 				b.done <- struct{}{}
 			}
 		}()
