@@ -461,7 +461,8 @@ func uleb(e []byte, p int) (uint64, int) {
 }
 
 // sleb decodes the SLEB128 number at p of checked entries, returning it
-// and the offset after it.
+// and the offset after it. It repeats uleb's loop rather than
+// sign-extending uleb's result: that version made lookups 4–7 % slower.
 func sleb(e []byte, p int) (int64, int) {
 	var v int64
 	for s := 0; ; s += 7 {
