@@ -207,8 +207,13 @@ func TestDump(t *testing.T) {
 				if len(d.Threads) != 6 {
 					t.Errorf("freeze=%v: %d threads, want 6 (main, 4 workers, in-handler)", freeze, len(d.Threads))
 				}
+				// The listing's order, whichever CPUs the threads last
+				// ran on (the tracer takes them CPU by CPU).
 				if d.Threads[0].TID != tg.pid {
 					t.Errorf("first thread %d, want the main thread %d", d.Threads[0].TID, tg.pid)
+				}
+				if !slices.IsSortedFunc(d.Threads[1:], func(a, b dump.Thread) int { return a.TID - b.TID }) {
+					t.Errorf("threads not in TID order: %v", tids(d))
 				}
 				checkWorkers(t, d, exe, v, depth)
 				checkSignalThread(t, d, exe)
@@ -221,6 +226,14 @@ func TestDump(t *testing.T) {
 			}
 		})
 	}
+}
+
+func tids(d *dump.Process) []int {
+	var out []int
+	for _, th := range d.Threads {
+		out = append(out, th.TID)
+	}
+	return out
 }
 
 func checkWorkers(t *testing.T, d *dump.Process, exe string, v variant, depth int) {

@@ -112,31 +112,52 @@ type procStat struct {
 	Comm  string
 	State byte
 	PPID  int
+	CPU   int // the CPU the thread last ran on (field 39), -1 if absent
 }
 
+// statCPU is the index of the processor field among those after the
+// command name (the state is 0).
+const statCPU = 39 - 3
+
 // parseStat parses /proc/PID/stat or /proc/PID/task/TID/stat. The command
-// name is in parentheses and may itself contain ") ". Only the two fields
-// after it are split off: a dump parses one stat file per thread.
+// name is in parentheses and may itself contain ") ". Only the fields it
+// needs are split off: a dump parses one stat file per thread.
 func parseStat(b []byte) (procStat, error) {
-	var s procStat
+	s := procStat{CPU: -1}
 	i := bytes.IndexByte(b, '(')
 	j := bytes.LastIndexByte(b, ')')
 	if i < 0 || j < i || j+4 > len(b) {
 		return s, fmt.Errorf("malformed stat %q", b)
 	}
 	s.Comm = string(b[i+1 : j])
-	// ") S 123 …": the state letter, then the parent's pid.
-	rest := bytes.TrimLeft(b[j+1:], " ")
-	state, rest, _ := bytes.Cut(rest, []byte(" "))
-	ppid := bytes.TrimLeft(rest, " ")
-	if k := bytes.IndexAny(ppid, " \n"); k >= 0 {
-		ppid = ppid[:k]
+	// ") S 123 …": the state letter, the parent's pid, … the CPU.
+	rest := b[j+1:]
+	n := 0
+	for ; n <= statCPU; n++ {
+		rest = bytes.TrimLeft(rest, " ")
+		k := bytes.IndexAny(rest, " \n")
+		if k < 0 {
+			k = len(rest)
+		}
+		f := rest[:k]
+		rest = rest[k:]
+		if len(f) == 0 {
+			break
+		}
+		switch n {
+		case 0:
+			s.State = f[0]
+		case 1:
+			s.PPID, _ = strconv.Atoi(string(f))
+		case statCPU:
+			if cpu, err := strconv.Atoi(string(f)); err == nil {
+				s.CPU = cpu
+			}
+		}
 	}
-	if len(state) == 0 || len(ppid) == 0 {
+	if n < 2 {
 		return s, fmt.Errorf("malformed stat %q", b)
 	}
-	s.State = state[0]
-	s.PPID, _ = strconv.Atoi(string(ppid))
 	return s, nil
 }
 

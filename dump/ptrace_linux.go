@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"syscall"
 	"time"
 	"unsafe"
 
@@ -182,6 +183,54 @@ func waitStop(tid int, timeout time.Duration) (sig int, err error) {
 		}
 		backoff(polls - spinPolls)
 	}
+}
+
+// tracerCPU moves the tracer's OS thread from CPU to CPU, among those it
+// may run on. The thread exits after the dump: its affinity is never
+// restored. Tracer thread only.
+type tracerCPU struct {
+	allowed unix.CPUSet
+	cur     int // the CPU it is bound to, -1 if none
+	failed  bool
+}
+
+func (c *tracerCPU) init() {
+	c.cur = -1
+	c.failed = unix.SchedGetaffinity(0, &c.allowed) != nil
+}
+
+// usable says whether the tracer may move to cpu.
+func (c *tracerCPU) usable(cpu int) bool {
+	return !c.failed && cpu >= 0 && c.allowed.IsSet(cpu)
+}
+
+// move binds the tracer to cpu, if usable. After a failure (a cpuset that
+// changed, say) the tracer stays where it is.
+func (c *tracerCPU) move(cpu int) {
+	if !c.usable(cpu) || cpu == c.cur {
+		return
+	}
+	var set unix.CPUSet
+	set.Set(cpu)
+	if unix.SchedSetaffinity(0, &set) != nil {
+		c.failed = true
+		return
+	}
+	c.cur = cpu
+}
+
+// yieldCPU lets a thread that is ready to run on this CPU run now. The
+// workers and the name reader share the machine's CPUs with the threads
+// that the tracer interrupts and releases, and the kernel lets a running
+// thread go on for up to a time slice, a millisecond or more, before a
+// woken one preempts it: an interrupted thread that the kernel woke on
+// their CPU would take that long to reach its stop, and a released one
+// to run again. A yield between threads bounds that wait to one thread's
+// work. The call is announced, unlike the tracer's: if the kernel runs
+// other processes first, the Go scheduler can give the P to another
+// thread.
+func yieldCPU() {
+	syscall.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
 }
 
 // detach lets tid run again, delivering sig if non-zero. Tracer thread
