@@ -23,9 +23,10 @@
 // there (the dumper's unwinding included). The thread then runs again
 // while its copied stack is unwound and symbolized by a bounded pool of
 // goroutines, in parallel with the capture of the next threads; the
-// copies are recycled. While it holds a stopped thread the tracer runs,
-// where permitted, at the lowest real-time priority, so that ordinary
-// threads do not preempt it then. While it waits for a stop it sleeps,
+// copies are recycled. The tracer runs at the ordinary priority: raising
+// it to a real-time one while it holds a thread, so that nothing preempts
+// it then, cost two system calls and a switch of scheduling class per
+// thread, more than the preemptions it prevented. While it waits for a stop it sleeps,
 // woken early by the SIGCHLD of the stop, without giving up its Go P, and
 // it yields to the Go scheduler only between threads, so that it never
 // waits for a P with threads stopped. The threads are listed, and their

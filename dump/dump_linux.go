@@ -394,7 +394,6 @@ func captureEach(ctx context.Context, dir *taskDir, first *threadList, maps []Ma
 	ok, polls := 0, 0
 	ran := time.Now() // since the tracer last gave the Go scheduler a turn
 	scratch := make([]byte, stackWindow+redZone)
-	var prio holdPriority
 	var relist *threadList
 	defer func() {
 		if relist != nil {
@@ -459,7 +458,7 @@ func captureEach(ctx context.Context, dir *taskDir, first *threadList, maps []Ma
 				progress = true
 				if err == nil {
 					var s snapshot
-					s, err = readStopped(pid, f.tid, sig, f.t0, &maps, stackWindow, scratch, &prio)
+					s, err = readStopped(pid, f.tid, sig, f.t0, &maps, stackWindow, scratch)
 					s.name, s.state = f.name, f.state
 					res.maxPause = max(res.maxPause, s.pause)
 					if err == nil {
@@ -702,9 +701,8 @@ func (ti *threadInfos) close() {
 // which holds at least stackWindow+redZone bytes and was used before: a
 // buffer allocated once keeps allocation, zeroing and page faults out of
 // the time the thread is held. Tracer thread only.
-func readStopped(pid, tid, sig int, t0 time.Time, maps *[]Mapping, stackWindow int, scratch []byte, prio *holdPriority) (s snapshot, err error) {
+func readStopped(pid, tid, sig int, t0 time.Time, maps *[]Mapping, stackWindow int, scratch []byte) (s snapshot, err error) {
 	s.tid = tid
-	prio.raise()
 	stopped := time.Now()
 	s.regs, err = getRegs(tid)
 	if err == nil {
@@ -712,7 +710,6 @@ func readStopped(pid, tid, sig int, t0 time.Time, maps *[]Mapping, stackWindow i
 	}
 	derr := detach(tid, sig)
 	end := time.Now()
-	prio.release()
 	s.pause, s.held = end.Sub(t0), end.Sub(stopped)
 	if err != nil {
 		return s, fmt.Errorf("registers: %w", err)

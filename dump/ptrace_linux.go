@@ -255,32 +255,3 @@ func readMem(pid int, addr uint64, p []byte) (int, error) {
 	}
 	return int(n), nil
 }
-
-// holdPriority raises the tracer's OS thread to the lowest real-time
-// priority, which ordinary threads do not preempt, while it holds a
-// stopped thread, and release lowers it again. On a busy machine a tracer
-// preempted between a thread's stop and its detach keeps that thread
-// stopped for a scheduler time slice. Where not permitted (no
-// CAP_SYS_NICE or RLIMIT_RTPRIO) both are no-ops after the first try.
-// Tracer thread only.
-type holdPriority struct{ denied bool }
-
-var (
-	fifo   = unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: 1}
-	normal = unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_NORMAL}
-)
-
-func (h *holdPriority) raise() {
-	if h.denied {
-		return
-	}
-	if _, err := raw(unix.SYS_SCHED_SETATTR, 0, uintptr(unsafe.Pointer(&fifo)), 0, 0, 0); err != nil {
-		h.denied = true
-	}
-}
-
-func (h *holdPriority) release() {
-	if !h.denied {
-		raw(unix.SYS_SCHED_SETATTR, 0, uintptr(unsafe.Pointer(&normal)), 0, 0, 0)
-	}
-}
