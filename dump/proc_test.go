@@ -14,6 +14,9 @@ func TestParseMaps(t *testing.T) {
 7f0000003000-7f0000004000 rw-p 00000000 00:00 0 
 garbage line
 7f0000005000-7f0000004000 r--p 00000000 00:00 0
+7f000000g000-7f0000008000 r--p 00000000 00:00 0
+7f0000009000-7f000000a000 r--p 00000000 00:00 123456789012345678901
+7f000000b000-7f000000c000 r--p 00000000 00:00 18446744073709551615 /big/inode
 `
 	maps, err := dump.ParseMaps(strings.NewReader(in))
 	if err != nil {
@@ -23,6 +26,7 @@ garbage line
 		{Start: 0x55d000000000, End: 0x55d000001000, Perms: "r--p", Offset: 0, Dev: "fd:01", Inode: 99, Path: "/opt/my app/bin/server", Deleted: true},
 		{Start: 0x7f0000001000, End: 0x7f0000002000, Perms: "r-xp", Offset: 0x1000, Dev: "fd:01", Inode: 1234, Path: "/usr/lib/libc.so.6"},
 		{Start: 0x7f0000003000, End: 0x7f0000004000, Perms: "rw-p", Dev: "00:00"},
+		{Start: 0x7f000000b000, End: 0x7f000000c000, Perms: "r--p", Dev: "00:00", Inode: 18446744073709551615, Path: "/big/inode"},
 		{Start: 0x7ffd00000000, End: 0x7ffd00021000, Perms: "rw-p", Dev: "00:00", Path: "[stack]"},
 	}
 	if len(maps) != len(want) {
@@ -33,7 +37,7 @@ garbage line
 			t.Errorf("mapping %d:\nhave %+v\nwant %+v", i, maps[i], want[i])
 		}
 	}
-	if !maps[1].Exec() || maps[0].Exec() || !maps[1].File() || maps[2].File() || maps[3].File() || !maps[3].Readable() {
+	if !maps[1].Exec() || maps[0].Exec() || !maps[1].File() || maps[2].File() || maps[4].File() || !maps[4].Readable() {
 		t.Errorf("Exec/File/Readable wrong")
 	}
 }
