@@ -33,9 +33,7 @@
 // names, states and last CPUs read from /proc ahead of the tracer, by
 // another goroutine while the maps are read and the modules opened; the
 // second listing, for threads started during the dump, is made while the
-// tracer takes the last threads of the first. The goroutines that read
-// ahead and unwind yield their CPU between threads, so that a target
-// thread woken on it does not wait for the end of their time slice.
+// tracer takes the last threads of the first.
 // Thread.Pause measures each thread's pause from PTRACE_INTERRUPT until
 // its detach returned, and Thread.Held the part after it had stopped. With
 // Options.Freeze every thread is stopped first (re-reading /proc/PID/task

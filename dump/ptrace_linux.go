@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
-	"syscall"
 	"time"
 	"unsafe"
 
@@ -217,20 +216,6 @@ func (c *tracerCPU) move(cpu int) {
 		return
 	}
 	c.cur = cpu
-}
-
-// yieldCPU lets a thread that is ready to run on this CPU run now. The
-// workers and the name reader share the machine's CPUs with the threads
-// that the tracer interrupts and releases, and the kernel lets a running
-// thread go on for up to a time slice, a millisecond or more, before a
-// woken one preempts it: an interrupted thread that the kernel woke on
-// their CPU would take that long to reach its stop, and a released one
-// to run again. A yield between threads bounds that wait to one thread's
-// work. The call is announced, unlike the tracer's: if the kernel runs
-// other processes first, the Go scheduler can give the P to another
-// thread.
-func yieldCPU() {
-	syscall.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
 }
 
 // detach lets tid run again, delivering sig if non-zero. Tracer thread
