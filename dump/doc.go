@@ -14,16 +14,26 @@
 // /proc/PID/maps) into a buffer allocated once, and detached at once. Two
 // threads are asked to stop at a time, so that the kernel's scheduling of
 // one into its stop overlaps with the other's; each is read and released
-// as soon as it is seen stopped. The thread then runs again
+// as soon as it is seen stopped. The tracer takes the threads CPU by CPU:
+// it moves to the CPU the first thread last ran on, takes the threads that
+// last ran there and defers the others, then moves to each other CPU in
+// turn for its threads. A thread woken on the tracer's CPU stops and
+// resumes there in turn with the tracer; on another one each stop and
+// release costs an interrupt between CPUs and waits behind what runs
+// there (the dumper's unwinding included). The thread then runs again
 // while its copied stack is unwound and symbolized by a bounded pool of
 // goroutines, in parallel with the capture of the next threads; the
-// copies are recycled. While it holds a stopped thread the tracer runs,
-// where permitted, at the lowest real-time priority, so that ordinary
-// threads do not preempt it then. While it waits for a stop it sleeps,
+// copies are recycled. The tracer runs at the ordinary priority: raising
+// it to a real-time one while it holds a thread, so that nothing preempts
+// it then, cost two system calls and a switch of scheduling class per
+// thread, more than the preemptions it prevented. While it waits for a stop it sleeps,
 // woken early by the SIGCHLD of the stop, without giving up its Go P, and
 // it yields to the Go scheduler only between threads, so that it never
-// waits for a P with threads stopped. Thread names and states are read
-// from /proc ahead of the tracer by another goroutine.
+// waits for a P with threads stopped. The threads are listed, and their
+// names, states and last CPUs read from /proc ahead of the tracer, by
+// another goroutine while the maps are read and the modules opened; the
+// second listing, for threads started during the dump, is made while the
+// tracer takes the last threads of the first.
 // Thread.Pause measures each thread's pause from PTRACE_INTERRUPT until
 // its detach returned, and Thread.Held the part after it had stopped. With
 // Options.Freeze every thread is stopped first (re-reading /proc/PID/task

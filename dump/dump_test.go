@@ -207,8 +207,13 @@ func TestDump(t *testing.T) {
 				if len(d.Threads) != 6 {
 					t.Errorf("freeze=%v: %d threads, want 6 (main, 4 workers, in-handler)", freeze, len(d.Threads))
 				}
+				// The listing's order, whichever CPUs the threads last
+				// ran on (the tracer takes them CPU by CPU).
 				if d.Threads[0].TID != tg.pid {
 					t.Errorf("first thread %d, want the main thread %d", d.Threads[0].TID, tg.pid)
+				}
+				if !slices.IsSortedFunc(d.Threads[1:], func(a, b dump.Thread) int { return a.TID - b.TID }) {
+					t.Errorf("threads not in TID order: %v", tids(d))
 				}
 				checkWorkers(t, d, exe, v, depth)
 				checkSignalThread(t, d, exe)
@@ -221,6 +226,14 @@ func TestDump(t *testing.T) {
 			}
 		})
 	}
+}
+
+func tids(d *dump.Process) []int {
+	var out []int
+	for _, th := range d.Threads {
+		out = append(out, th.TID)
+	}
+	return out
 }
 
 func checkWorkers(t *testing.T, d *dump.Process, exe string, v variant, depth int) {
@@ -403,6 +416,130 @@ func TestThreadsExiting(t *testing.T) {
 	if a := tg.ask("release"); a != "released 4" {
 		t.Errorf("release: %q", a)
 	}
+}
+
+// TestSignalDuringDump sends SIGUSR2 to each worker of the target, one
+// after the other, while it is dumped again and again: whether the dump
+// has the thread stopped, or released but still traced, or not yet seized,
+// the thread handles its signal once, and afterwards no thread is traced
+// or stopped.
+func TestSignalDuringDump(t *testing.T) {
+	exe := buildTarget(t, variants[1])
+	tg := start(t, exe, "-t", "200", "-d", "4")
+	var workers []int
+	for tid := range tg.states() {
+		if tid != tg.pid {
+			workers = append(workers, tid)
+		}
+	}
+	stop := make(chan struct{})
+	errs := make(chan error, 1)
+	dumps := 0
+	go func() {
+		defer close(errs)
+		for {
+			if _, err := dump.Dump(context.Background(), tg.pid, dump.Options{NoSymbols: true}); err != nil {
+				errs <- err
+				return
+			}
+			dumps++
+			select {
+			case <-stop:
+				return
+			default:
+			}
+		}
+	}()
+	for _, tid := range workers {
+		if err := syscall.Tgkill(tg.pid, tid, syscall.SIGUSR2); err != nil {
+			t.Fatalf("tgkill %d: %v", tid, err)
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+	close(stop)
+	if err := <-errs; err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("sigs %d", len(workers))
+	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if a := tg.ask("sigs"); a == want {
+			break
+		} else if time.Now().After(deadline) {
+			t.Errorf("%s, want %s", a, want)
+			break
+		}
+	}
+	t.Logf("%d signals during %d dumps", len(workers), dumps)
+	tg.checkRunning()
+	for tid := range tg.states() {
+		if v := statusField(t, tg.pid, tid, "TracerPid"); v != "0" {
+			t.Errorf("thread %d: TracerPid %s after the dump", tid, v)
+		}
+	}
+}
+
+// TestStopDuringDump stops the target with SIGSTOP during a dump, and
+// dumps it stopped: the dump completes, the process stays stopped, no
+// thread is traced, and SIGCONT lets it run again.
+func TestStopDuringDump(t *testing.T) {
+	exe := buildTarget(t, variants[1])
+	tg := start(t, exe, "-t", "200", "-d", "4")
+	for _, early := range []bool{false, true} {
+		errs := make(chan error, 1)
+		if early {
+			syscall.Kill(tg.pid, syscall.SIGSTOP)
+		}
+		go func() {
+			d, err := dump.Dump(context.Background(), tg.pid, dump.Options{NoSymbols: true})
+			if err == nil && len(d.Threads) != 201 {
+				err = fmt.Errorf("%d threads, want 201", len(d.Threads))
+			}
+			errs <- err
+		}()
+		if !early {
+			time.Sleep(2 * time.Millisecond)
+			syscall.Kill(tg.pid, syscall.SIGSTOP)
+		}
+		if err := <-errs; err != nil {
+			t.Fatalf("stopped early=%v: %v", early, err)
+		}
+		for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			running := 0
+			for _, st := range tg.states() {
+				if st != "T" {
+					running++
+				}
+			}
+			if running == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("stopped early=%v: %d threads not stopped after the dump", early, running)
+			}
+		}
+		for tid := range tg.states() {
+			if v := statusField(t, tg.pid, tid, "TracerPid"); v != "0" {
+				t.Errorf("thread %d: TracerPid %s after the dump", tid, v)
+			}
+		}
+		syscall.Kill(tg.pid, syscall.SIGCONT)
+		tg.checkRunning()
+	}
+}
+
+// statusField returns a field of /proc/PID/task/TID/status.
+func statusField(t *testing.T, pid, tid int, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/status", pid, tid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, name+":"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
 }
 
 // TestKillDuringDump kills a process that dumps the target in a loop with

@@ -36,11 +36,22 @@ func (m *Mapping) File() bool { return m.Inode != 0 && strings.HasPrefix(m.Path,
 // skipped; the result is sorted by address.
 func ParseMaps(r io.Reader) ([]Mapping, error) {
 	var out []Mapping
+	// A process with a thousand threads has thousands of lines, with a
+	// handful of distinct permissions, devices and paths: one string
+	// each, and no allocation per line.
+	strs := map[string]string{}
+	intern := func(b []byte) string {
+		if s, ok := strs[string(b)]; ok {
+			return s
+		}
+		s := string(b)
+		strs[s] = s
+		return s
+	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		m, ok := parseMapsLine(sc.Text())
-		if ok {
+		if m, ok := parseMapsLine(sc.Bytes(), intern); ok {
 			out = append(out, m)
 		}
 	}
@@ -56,41 +67,70 @@ func ParseMaps(r io.Reader) ([]Mapping, error) {
 	return out, sc.Err()
 }
 
-func parseMapsLine(line string) (Mapping, bool) {
+func parseMapsLine(line []byte, intern func([]byte) string) (Mapping, bool) {
 	var m Mapping
 	// start-end perms offset dev inode [path]
-	f := strings.Fields(line)
-	if len(f) < 5 {
-		return m, false
+	var f [5][]byte
+	rest := line
+	for i := range f {
+		rest = bytes.TrimLeft(rest, " ")
+		k := bytes.IndexByte(rest, ' ')
+		if k < 0 {
+			k = len(rest)
+		}
+		f[i], rest = rest[:k], rest[k:]
+		if len(f[i]) == 0 {
+			return m, false
+		}
 	}
-	lo, hi, ok := strings.Cut(f[0], "-")
+	lo, hi, ok := bytes.Cut(f[0], []byte("-"))
 	if !ok {
 		return m, false
 	}
-	var err1, err2, err3, err4 error
-	m.Start, err1 = strconv.ParseUint(lo, 16, 64)
-	m.End, err2 = strconv.ParseUint(hi, 16, 64)
-	m.Perms = f[1]
-	m.Offset, err3 = strconv.ParseUint(f[2], 16, 64)
-	m.Dev = f[3]
-	m.Inode, err4 = strconv.ParseUint(f[4], 10, 64)
-	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || m.End <= m.Start {
+	var ok1, ok2, ok3, ok4 bool
+	m.Start, ok1 = parseUint(lo, 16)
+	m.End, ok2 = parseUint(hi, 16)
+	m.Offset, ok3 = parseUint(f[2], 16)
+	m.Inode, ok4 = parseUint(f[4], 10)
+	if !ok1 || !ok2 || !ok3 || !ok4 || m.End <= m.Start {
 		return m, false
 	}
-	if len(f) > 5 {
-		// The path is the rest of the line after the inode and its
-		// padding; it may contain spaces.
-		idx := 0
-		for i := 0; i < 5; i++ {
-			j := strings.Index(line[idx:], f[i])
-			idx += j + len(f[i])
+	m.Perms, m.Dev = intern(f[1]), intern(f[3])
+	// The path is the rest of the line after the inode and its padding;
+	// it may contain spaces.
+	if path := bytes.TrimLeft(rest, " "); len(path) > 0 {
+		if p, ok := bytes.CutSuffix(path, []byte(" (deleted)")); ok {
+			path, m.Deleted = p, true
 		}
-		m.Path = strings.TrimLeft(line[idx:], " ")
-		if p, ok := strings.CutSuffix(m.Path, " (deleted)"); ok {
-			m.Path, m.Deleted = p, true
-		}
+		m.Path = intern(path)
 	}
 	return m, true
+}
+
+// parseUint parses a number of /proc in base 10 or 16 without the
+// allocation of strconv's string argument.
+func parseUint(b []byte, base uint64) (uint64, bool) {
+	if len(b) == 0 || base == 16 && len(b) > 16 || base == 10 && len(b) > 19 {
+		// Longer numbers may overflow: strconv checks.
+		v, err := strconv.ParseUint(string(b), int(base), 64)
+		return v, err == nil
+	}
+	var v uint64
+	for _, c := range b {
+		var d uint64
+		switch {
+		case '0' <= c && c <= '9':
+			d = uint64(c - '0')
+		case base == 16 && 'a' <= c && c <= 'f':
+			d = uint64(c-'a') + 10
+		case base == 16 && 'A' <= c && c <= 'F':
+			d = uint64(c-'A') + 10
+		default:
+			return 0, false
+		}
+		v = v*base + d
+	}
+	return v, true
 }
 
 // findMapping returns the mapping holding addr, or nil.
@@ -112,31 +152,52 @@ type procStat struct {
 	Comm  string
 	State byte
 	PPID  int
+	CPU   int // the CPU the thread last ran on (field 39), -1 if absent
 }
 
+// statCPU is the index of the processor field among those after the
+// command name (the state is 0).
+const statCPU = 39 - 3
+
 // parseStat parses /proc/PID/stat or /proc/PID/task/TID/stat. The command
-// name is in parentheses and may itself contain ") ". Only the two fields
-// after it are split off: a dump parses one stat file per thread.
+// name is in parentheses and may itself contain ") ". Only the fields it
+// needs are split off: a dump parses one stat file per thread.
 func parseStat(b []byte) (procStat, error) {
-	var s procStat
+	s := procStat{CPU: -1}
 	i := bytes.IndexByte(b, '(')
 	j := bytes.LastIndexByte(b, ')')
 	if i < 0 || j < i || j+4 > len(b) {
 		return s, fmt.Errorf("malformed stat %q", b)
 	}
 	s.Comm = string(b[i+1 : j])
-	// ") S 123 …": the state letter, then the parent's pid.
-	rest := bytes.TrimLeft(b[j+1:], " ")
-	state, rest, _ := bytes.Cut(rest, []byte(" "))
-	ppid := bytes.TrimLeft(rest, " ")
-	if k := bytes.IndexAny(ppid, " \n"); k >= 0 {
-		ppid = ppid[:k]
+	// ") S 123 …": the state letter, the parent's pid, … the CPU.
+	rest := b[j+1:]
+	n := 0
+	for ; n <= statCPU; n++ {
+		rest = bytes.TrimLeft(rest, " ")
+		k := bytes.IndexAny(rest, " \n")
+		if k < 0 {
+			k = len(rest)
+		}
+		f := rest[:k]
+		rest = rest[k:]
+		if len(f) == 0 {
+			break
+		}
+		switch n {
+		case 0:
+			s.State = f[0]
+		case 1:
+			s.PPID, _ = strconv.Atoi(string(f))
+		case statCPU:
+			if cpu, err := strconv.Atoi(string(f)); err == nil {
+				s.CPU = cpu
+			}
+		}
 	}
-	if len(state) == 0 || len(ppid) == 0 {
+	if n < 2 {
 		return s, fmt.Errorf("malformed stat %q", b)
 	}
-	s.State = state[0]
-	s.PPID, _ = strconv.Atoi(string(ppid))
 	return s, nil
 }
 

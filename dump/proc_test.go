@@ -14,6 +14,9 @@ func TestParseMaps(t *testing.T) {
 7f0000003000-7f0000004000 rw-p 00000000 00:00 0 
 garbage line
 7f0000005000-7f0000004000 r--p 00000000 00:00 0
+7f000000g000-7f0000008000 r--p 00000000 00:00 0
+7f0000009000-7f000000a000 r--p 00000000 00:00 123456789012345678901
+7f000000b000-7f000000c000 r--p 00000000 00:00 18446744073709551615 /big/inode
 `
 	maps, err := dump.ParseMaps(strings.NewReader(in))
 	if err != nil {
@@ -23,6 +26,7 @@ garbage line
 		{Start: 0x55d000000000, End: 0x55d000001000, Perms: "r--p", Offset: 0, Dev: "fd:01", Inode: 99, Path: "/opt/my app/bin/server", Deleted: true},
 		{Start: 0x7f0000001000, End: 0x7f0000002000, Perms: "r-xp", Offset: 0x1000, Dev: "fd:01", Inode: 1234, Path: "/usr/lib/libc.so.6"},
 		{Start: 0x7f0000003000, End: 0x7f0000004000, Perms: "rw-p", Dev: "00:00"},
+		{Start: 0x7f000000b000, End: 0x7f000000c000, Perms: "r--p", Dev: "00:00", Inode: 18446744073709551615, Path: "/big/inode"},
 		{Start: 0x7ffd00000000, End: 0x7ffd00021000, Perms: "rw-p", Dev: "00:00", Path: "[stack]"},
 	}
 	if len(maps) != len(want) {
@@ -33,7 +37,7 @@ garbage line
 			t.Errorf("mapping %d:\nhave %+v\nwant %+v", i, maps[i], want[i])
 		}
 	}
-	if !maps[1].Exec() || maps[0].Exec() || !maps[1].File() || maps[2].File() || maps[3].File() || !maps[3].Readable() {
+	if !maps[1].Exec() || maps[0].Exec() || !maps[1].File() || maps[2].File() || maps[4].File() || !maps[4].Readable() {
 		t.Errorf("Exec/File/Readable wrong")
 	}
 }
@@ -74,12 +78,18 @@ func TestParseStat(t *testing.T) {
 		comm    string
 		state   byte
 		ppid    int
+		cpu     int
 		wantErr bool
 	}{
-		{in: "1234 (worker-7) S 1200 1234 1200 0 -1 4194368 95 0 0 0", comm: "worker-7", state: 'S', ppid: 1200},
+		{in: "1234 (worker-7) S 1200 1234 1200 0 -1 4194368 95 0 0 0", comm: "worker-7", state: 'S', ppid: 1200, cpu: -1},
+		// A whole line as Linux 6.18 writes it: the CPU is field 39.
+		{in: "31212 (heartbeat) S 31208 31211 31208 0 -1 4194368 0 0 0 0 6 189 0 0 20 0 1002 0 940164 11102154752 " +
+			"39 18446744073709551615 94585049370624 94585049383121 140726300233264 0 0 0 0 0 0 0 0 0 -1 1 0 0 0 0 0 " +
+			"94585049394192 94585049395032 94585066528768 140726300238171 140726300238190 140726300238190 140726300241891 0\n",
+			comm: "heartbeat", state: 'S', ppid: 31208, cpu: 1},
 		// A name may hold spaces and ") ": the last ')' ends it.
-		{in: "99 (a) b) (c) R 1 99 99 0", comm: "a) b) (c", state: 'R', ppid: 1},
-		{in: "5 (z) Z 17\n", comm: "z", state: 'Z', ppid: 17},
+		{in: "99 (a) b) (c) R 1 99 99 0", comm: "a) b) (c", state: 'R', ppid: 1, cpu: -1},
+		{in: "5 (z) Z 17\n", comm: "z", state: 'Z', ppid: 17, cpu: -1},
 		{in: "5 (x) S", wantErr: true},
 		{in: "5 x S 1", wantErr: true},
 	} {
@@ -88,8 +98,8 @@ func TestParseStat(t *testing.T) {
 			t.Errorf("%q: error %v, want error %v", c.in, err, c.wantErr)
 			continue
 		}
-		if !c.wantErr && (st.Comm != c.comm || st.State != c.state || st.PPID != c.ppid) {
-			t.Errorf("%q: have %q %c %d, want %q %c %d", c.in, st.Comm, st.State, st.PPID, c.comm, c.state, c.ppid)
+		if !c.wantErr && (st.Comm != c.comm || st.State != c.state || st.PPID != c.ppid || st.CPU != c.cpu) {
+			t.Errorf("%q: have %q %c %d cpu %d, want %q %c %d cpu %d", c.in, st.Comm, st.State, st.PPID, st.CPU, c.comm, c.state, c.ppid, c.cpu)
 		}
 	}
 }

@@ -184,6 +184,40 @@ func waitStop(tid int, timeout time.Duration) (sig int, err error) {
 	}
 }
 
+// tracerCPU moves the tracer's OS thread from CPU to CPU, among those it
+// may run on. The thread exits after the dump: its affinity is never
+// restored. Tracer thread only.
+type tracerCPU struct {
+	allowed unix.CPUSet
+	cur     int // the CPU it is bound to, -1 if none
+	failed  bool
+}
+
+func (c *tracerCPU) init() {
+	c.cur = -1
+	c.failed = unix.SchedGetaffinity(0, &c.allowed) != nil
+}
+
+// usable says whether the tracer may move to cpu.
+func (c *tracerCPU) usable(cpu int) bool {
+	return !c.failed && cpu >= 0 && c.allowed.IsSet(cpu)
+}
+
+// move binds the tracer to cpu, if usable. After a failure (a cpuset that
+// changed, say) the tracer stays where it is.
+func (c *tracerCPU) move(cpu int) {
+	if !c.usable(cpu) || cpu == c.cur {
+		return
+	}
+	var set unix.CPUSet
+	set.Set(cpu)
+	if unix.SchedSetaffinity(0, &set) != nil {
+		c.failed = true
+		return
+	}
+	c.cur = cpu
+}
+
 // detach lets tid run again, delivering sig if non-zero. Tracer thread
 // only.
 func detach(tid, sig int) error {
@@ -205,33 +239,4 @@ func readMem(pid int, addr uint64, p []byte) (int, error) {
 		return 0, fmt.Errorf("process_vm_readv %#x+%#x: %w", addr, len(p), err)
 	}
 	return int(n), nil
-}
-
-// holdPriority raises the tracer's OS thread to the lowest real-time
-// priority, which ordinary threads do not preempt, while it holds a
-// stopped thread, and release lowers it again. On a busy machine a tracer
-// preempted between a thread's stop and its detach keeps that thread
-// stopped for a scheduler time slice. Where not permitted (no
-// CAP_SYS_NICE or RLIMIT_RTPRIO) both are no-ops after the first try.
-// Tracer thread only.
-type holdPriority struct{ denied bool }
-
-var (
-	fifo   = unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: 1}
-	normal = unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_NORMAL}
-)
-
-func (h *holdPriority) raise() {
-	if h.denied {
-		return
-	}
-	if _, err := raw(unix.SYS_SCHED_SETATTR, 0, uintptr(unsafe.Pointer(&fifo)), 0, 0, 0); err != nil {
-		h.denied = true
-	}
-}
-
-func (h *holdPriority) release() {
-	if !h.denied {
-		raw(unix.SYS_SCHED_SETATTR, 0, uintptr(unsafe.Pointer(&normal)), 0, 0, 0)
-	}
 }

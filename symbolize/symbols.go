@@ -20,22 +20,35 @@ type symRange struct {
 // an address (of those at one address, the largest, then the last listed)
 // answers if the address is inside its size or its size is 0.
 func symbolCover(syms []debugfile.Symbol) []symRange {
-	s := slices.Clone(syms)
-	slices.SortStableFunc(s, func(a, b debugfile.Symbol) int {
-		if c := cmp.Compare(a.Addr, b.Addr); c != 0 {
+	// Sorting small keys whose last field is the symbol's index gives the
+	// order of a stable sort by address and size, at a fraction of its
+	// cost: a stable sort of the 48-byte symbols took 2 ms on libc's 8,000.
+	type key struct {
+		addr, size uint64
+		i          int
+	}
+	keys := make([]key, len(syms))
+	for i, s := range syms {
+		keys[i] = key{s.Addr, s.Size, i}
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		if c := cmp.Compare(a.addr, b.addr); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.Size, b.Size)
+		if c := cmp.Compare(a.size, b.size); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
 	})
-	out := make([]symRange, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		for i+1 < len(s) && s[i+1].Addr == s[i].Addr {
+	out := make([]symRange, 0, len(keys))
+	for i := 0; i < len(keys); i++ {
+		for i+1 < len(keys) && keys[i+1].addr == keys[i].addr {
 			i++
 		}
-		sym := s[i]
+		sym := syms[keys[i].i]
 		hi := ^uint64(0)
-		if i+1 < len(s) {
-			hi = s[i+1].Addr
+		if i+1 < len(keys) {
+			hi = keys[i+1].addr
 		}
 		if sym.Size != 0 && sym.Addr+sym.Size > sym.Addr {
 			hi = min(hi, sym.Addr+sym.Size)

@@ -22,7 +22,11 @@
 //	ping     answer "pong"
 //	hb       print "hb max_us=N beats=M" and reset the maximum
 //	release  wake every parked thread, join the workers, print "released N"
+//	sigs     print "sigs N": how many SIGUSR2 the threads have handled
 //	exit     exit 0
+//
+// Every thread handles SIGUSR2 by counting it (SA_RESTART: a parked
+// thread goes back to its read).
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -102,6 +106,13 @@ NOINLINE static void *worker_main(void *arg) {
 	pthread_setname_np(pthread_self(), name);
 	sink += level_a(w->depth - 1, w->id);
 	return NULL;
+}
+
+static long usr2_count;
+
+static void on_usr2(int sig) {
+	(void)sig;
+	__atomic_fetch_add(&usr2_count, 1, __ATOMIC_RELAXED);
 }
 
 // The signal thread: raise SIGUSR1 and block inside the handler.
@@ -243,6 +254,12 @@ int main(int argc, char **argv) {
 		perror("pipe");
 		return 1;
 	}
+	struct sigaction usr2;
+	memset(&usr2, 0, sizeof usr2);
+	usr2.sa_handler = on_usr2;
+	usr2.sa_flags = SA_RESTART;
+	sigemptyset(&usr2.sa_mask);
+	sigaction(SIGUSR2, &usr2, NULL);
 	// Only the signal thread takes SIGUSR1.
 	sigset_t set;
 	sigemptyset(&set);
@@ -302,6 +319,8 @@ int main(int argc, char **argv) {
 			if (sigthread)
 				pthread_join(sig_th, NULL);
 			printf("released %d\n", n);
+		} else if (strncmp(line, "sigs", 4) == 0) {
+			printf("sigs %ld\n", __atomic_load_n(&usr2_count, __ATOMIC_RELAXED));
 		} else if (strncmp(line, "exit", 4) == 0) {
 			break;
 		}
