@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -82,6 +83,26 @@ func recurseInlined(depth int) (backtrail.Stack, []string) {
 
 func inlinedStep(depth int) (backtrail.Stack, []string) { return recurseInlined(depth - 1) }
 
+// ping and pong recurse through each other, so their return addresses
+// repeat in a stack but never next to each other.
+//
+//go:noinline
+func ping(depth int) (backtrail.Stack, []string) {
+	if depth == 0 {
+		return capturePair(0)
+	}
+	s, want := pong(depth - 1)
+	runtime.KeepAlive(depth)
+	return s, want
+}
+
+//go:noinline
+func pong(depth int) (backtrail.Stack, []string) {
+	s, want := ping(depth)
+	runtime.KeepAlive(depth)
+	return s, want
+}
+
 // TestCallersMatchesRuntime compares the symbolized walk with runtime.Callers
 // at depths around the default limit and with inlined frames in the way.
 func TestCallersMatchesRuntime(t *testing.T) {
@@ -107,6 +128,10 @@ func TestCallersMatchesRuntime(t *testing.T) {
 	s, want := recurseInlined(6)
 	if have := names(s); !sameStack(have, want) {
 		t.Errorf("recursion through an inlined call:\nhave\n\t%s\nwant\n\t%s", strings.Join(have, "\n\t"), strings.Join(want, "\n\t"))
+	}
+	s, want = ping(5)
+	if have := names(s); !sameStack(have, want) {
+		t.Errorf("mutual recursion:\nhave\n\t%s\nwant\n\t%s", strings.Join(have, "\n\t"), strings.Join(want, "\n\t"))
 	}
 	s, want = callsInlined(0)
 	if have := names(s); !sameStack(have, want) {
@@ -235,6 +260,26 @@ func TestFramesSigpanic(t *testing.T) {
 	if !found {
 		t.Error("no nilDeref frame")
 	}
+
+	// From the signal frame on, the addresses are not return addresses
+	// (the next one is the faulting instruction), so the address cache
+	// must not offer their frames to other stacks.
+	backtrail.ForgetFrames()
+	sig := -1
+	for _, f := range s.Frames() {
+		if f.Function == "runtime.sigpanic" {
+			sig = slices.Index(s.PCs(), f.PC)
+			break
+		}
+	}
+	if sig < 0 {
+		t.Fatal("no runtime.sigpanic frame")
+	}
+	for i := range s.Len() {
+		if known := backtrail.KnownPC(s.PC(i)); known != (i < sig) {
+			t.Errorf("address %d of %d (signal frame at %d): in the address cache = %v", i, s.Len(), sig, known)
+		}
+	}
 }
 
 // nilDerefLine is the line of the faulting statement in nilDeref.
@@ -319,12 +364,17 @@ func TestInAppRule(t *testing.T) {
 // TestFramesFromKnownAddresses checks the address cache: a stack seen for
 // the first time, made of addresses symbolized before in other stacks,
 // gets exactly the frames the runtime gives it from scratch, also with
-// recursion (a run of one address), a signal frame and inlined calls.
+// recursion (a run of one address), mutual recursion (an address repeated
+// apart), a signal frame and inlined calls.
 func TestFramesFromKnownAddresses(t *testing.T) {
 	var stacks []backtrail.Stack
 	s, _ := recurse(5, 0)
 	stacks = append(stacks, s)
 	s, _ = recurse(9, 0)
+	stacks = append(stacks, s)
+	s, _ = ping(3)
+	stacks = append(stacks, s)
+	s, _ = ping(6)
 	stacks = append(stacks, s)
 	func() {
 		defer func() {
