@@ -103,6 +103,26 @@ func pong(depth int) (backtrail.Stack, []string) {
 	return s, want
 }
 
+// pingInlined and pongInlined recurse through each other and an inlined
+// call, so an address that needs inline expansion repeats two apart.
+//
+//go:noinline
+func pingInlined(depth int) (backtrail.Stack, []string) {
+	if depth == 0 {
+		return capturePair(0)
+	}
+	return pongStep(depth)
+}
+
+func pongStep(depth int) (backtrail.Stack, []string) { return pongInlined(depth - 1) }
+
+//go:noinline
+func pongInlined(depth int) (backtrail.Stack, []string) {
+	s, want := pingInlined(depth)
+	runtime.KeepAlive(depth)
+	return s, want
+}
+
 // TestCallersMatchesRuntime compares the symbolized walk with runtime.Callers
 // at depths around the default limit and with inlined frames in the way.
 func TestCallersMatchesRuntime(t *testing.T) {
@@ -132,6 +152,10 @@ func TestCallersMatchesRuntime(t *testing.T) {
 	s, want = ping(5)
 	if have := names(s); !sameStack(have, want) {
 		t.Errorf("mutual recursion:\nhave\n\t%s\nwant\n\t%s", strings.Join(have, "\n\t"), strings.Join(want, "\n\t"))
+	}
+	s, want = pingInlined(5)
+	if have := names(s); !sameStack(have, want) {
+		t.Errorf("mutual recursion through an inlined call:\nhave\n\t%s\nwant\n\t%s", strings.Join(have, "\n\t"), strings.Join(want, "\n\t"))
 	}
 	s, want = callsInlined(0)
 	if have := names(s); !sameStack(have, want) {
@@ -376,6 +400,8 @@ func TestFramesFromKnownAddresses(t *testing.T) {
 	stacks = append(stacks, s)
 	s, _ = ping(6)
 	stacks = append(stacks, s)
+	s, _ = pingInlined(4)
+	stacks = append(stacks, s)
 	func() {
 		defer func() {
 			recover()
@@ -395,6 +421,77 @@ func TestFramesFromKnownAddresses(t *testing.T) {
 		if warm := fmt.Sprint(s.Frames()); warm != cold {
 			t.Errorf("stack %d: from known addresses\n%s\nfrom scratch\n%s", i, warm, cold)
 		}
+	}
+}
+
+// TestFramesUnknownAddresses checks stacks with addresses that have no
+// symbols, which the runtime drops, one to three in a row, before, between
+// and after inlined calls: the frames must still be the runtime's, less
+// the go statement's wrapper.
+func TestFramesUnknownAddresses(t *testing.T) {
+	if none := backtrail.MakeStack([]uintptr{0x10, 0x20}); len(none.Frames()) != 0 {
+		t.Errorf("no symbols at all: %+v", none.Frames())
+	}
+	s, _ := callsInlined(0)
+	pcs := s.PCs()
+	for n := 1; n <= 3; n++ {
+		for at := 0; at <= min(len(pcs), 6); at++ {
+			bad := []uintptr{0x10, 0x20, 0x30}[:n]
+			mixed := slices.Concat(pcs[:at], bad, pcs[at:])
+			m := backtrail.MakeStack(mixed)
+			backtrail.ForgetFrames()
+			want := slices.DeleteFunc(expand(mixed), func(f string) bool { return strings.Contains(f, ".gowrap") }) // as runtime.Callers does
+			if have := names(m); strings.Join(have, "\n") != strings.Join(want, "\n") {
+				t.Errorf("%d unknown addresses at %d:\nhave\n\t%s\nwant\n\t%s", n, at,
+					strings.Join(have, "\n\t"), strings.Join(want, "\n\t"))
+			}
+		}
+	}
+}
+
+// TestFramesRepeatedAddress checks that each frame carries the address it
+// was expanded from when an address repeats two apart from the first.
+func TestFramesRepeatedAddress(t *testing.T) {
+	s, _ := callsInlined(0)
+	pcs := s.PCs()
+	x := slices.Concat(pcs[:2], pcs[:2], pcs[2:])
+	var want []string
+	for _, pc := range x {
+		// An address without symbols after pc, which the runtime drops,
+		// keeps it from dropping pc's outer inlined frames as the last.
+		for _, f := range expand([]uintptr{pc, 0x10}) {
+			want = append(want, fmt.Sprintf("%#x %s", pc, f))
+		}
+	}
+	want = slices.DeleteFunc(want, func(f string) bool { return strings.Contains(f, ".gowrap") })
+	var have []string
+	m := backtrail.MakeStack(x)
+	for _, f := range m.Frames() {
+		have = append(have, fmt.Sprintf("%#x %s %s:%d", f.PC, f.Function, f.File, f.Line))
+	}
+	if strings.Join(have, "\n") != strings.Join(want, "\n") {
+		t.Errorf("have\n\t%s\nwant\n\t%s", strings.Join(have, "\n\t"), strings.Join(want, "\n\t"))
+	}
+}
+
+// TestFramesCutAtInlinedCall checks a stack cut off at an inlined call.
+// The runtime leaves out the outer frames of the last address's inlined
+// calls, so such an address must not be taken from the address cache for
+// a stack that goes on past it.
+func TestFramesCutAtInlinedCall(t *testing.T) {
+	s, _ := callsInlined(0)
+	pcs := s.PCs()
+	full := backtrail.MakeStack(pcs)
+	backtrail.ForgetFrames()
+	cold := fmt.Sprint(full.Frames())
+	backtrail.ForgetFrames()
+	cut, rest := backtrail.MakeStack(pcs[:2]), backtrail.MakeStack(pcs[2:])
+	if fr := cut.Frames(); len(fr) != 2 || !fr[1].Inlined {
+		t.Fatalf("cut at the inlined call: %+v", fr)
+	}
+	rest.Frames()
+	if warm := fmt.Sprint(full.Frames()); warm != cold {
+		t.Errorf("from known addresses\n%s\nfrom scratch\n%s", warm, cold)
 	}
 }
 

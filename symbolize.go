@@ -187,8 +187,10 @@ func symbolizePCs(pcs []uintptr, gen uint64) *symbolized {
 		}
 		// The address after runtime.sigpanic was expanded as a faulting
 		// instruction, not a return address, so neither it nor the
-		// signal frame's address is indexed, nor any after them.
-		if indexed < 0 && j > lo && frames[j-1].Function == "runtime.sigpanic" {
+		// signal frame's address is indexed, nor any after them. Nor is
+		// a last address whose frames end in an inlined call: the
+		// runtime leaves out the outer frames there.
+		if indexed < 0 && j > lo && (frames[j-1].Function == "runtime.sigpanic" || frames[j-1].Inlined) {
 			indexed = i
 		}
 		for ; i < len(pcs) && pcs[i] == pc; i++ {
@@ -265,8 +267,9 @@ func expandPCs(out []Frame, pcs []uintptr) []Frame {
 		// Frames of one address share it; the outer frames of an inlined
 		// call carry a virtual address that matches none and stay with
 		// this one. Look two ahead, past an address CallersFrames dropped
-		// for having no symbols.
-		for j := k + 1; j < len(pcs) && j <= k+2; j++ {
+		// for having no symbols, unless the frame is pcs[k]'s own (the
+		// first frame, when pcs[2] repeats pcs[0]).
+		for j := k + 1; j < len(pcs) && j <= k+2 && f.PC != pcs[k]-1 && f.PC != pcs[k]; j++ {
 			if f.PC == pcs[j]-1 || f.PC == pcs[j] {
 				k = j
 				break
