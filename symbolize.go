@@ -99,29 +99,43 @@ func lookupPC(pc uintptr, gen uint64) (*symbolized, int) {
 
 // cachedFrames assembles the frames of pcs from the address cache; it
 // reports false when an address is missing, or follows a signal frame and
-// so is not a return address (such addresses are never cached).
+// so is not a return address (such addresses are never cached). A stack
+// shares runs of callers with the stacks symbolized before it, so the
+// address after one found at sym.pcs[i] is looked for at sym.pcs[i+1]
+// first, and frames adjacent in one symbolized stack are copied at once.
 func cachedFrames(pcs []uintptr, gen uint64) ([]Frame, bool) {
 	type found struct {
-		sym    *symbolized
-		lo, hi uint16
+		sym *symbolized
+		i   int
 	}
 	var at [stackCap]found
 	n := 0
 	for k, pc := range pcs {
-		if k > 0 && pc == pcs[k-1] { // recursion: the same frames again
-			at[k] = at[k-1]
-		} else {
-			sym, i := lookupPC(pc, gen)
-			if sym == nil {
+		var f found
+		if k > 0 {
+			f = at[k-1]
+			f.i++
+		}
+		switch {
+		case k > 0 && f.i < len(f.sym.start)-1 && f.sym.pcs[f.i] == pc:
+		case k > 0 && pc == pcs[k-1]: // recursion: the same frames again
+			f.i--
+		default:
+			if f.sym, f.i = lookupPC(pc, gen); f.sym == nil {
 				return nil, false
 			}
-			at[k] = found{sym, sym.start[i], sym.start[i+1]}
 		}
-		n += int(at[k].hi - at[k].lo)
+		at[k] = f
+		n += int(f.sym.start[f.i+1] - f.sym.start[f.i])
 	}
 	out := make([]Frame, 0, n)
-	for _, f := range at[:len(pcs)] {
-		out = append(out, f.sym.frames[f.lo:f.hi]...)
+	for k := 0; k < len(pcs); {
+		f, next := at[k], k+1
+		for next < len(pcs) && at[next].sym == f.sym && at[next].i == at[next-1].i+1 {
+			next++
+		}
+		out = append(out, f.sym.frames[f.sym.start[f.i]:f.sym.start[f.i+next-k]]...)
+		k = next
 	}
 	return out, true
 }
