@@ -28,6 +28,9 @@ func ForgetStackFrames(s *Stack) {
 	}
 }
 
+// EqualPCs is the comparison of interned stacks' addresses.
+var EqualPCs = equalPCs
+
 // KnownPC reports whether the address cache holds the frames of pc under
 // the current in-app generation.
 func KnownPC(pc uintptr) bool {

@@ -232,6 +232,28 @@ func TestStackHash(t *testing.T) {
 	}
 }
 
+func TestEqualPCs(t *testing.T) {
+	for n := range 10 {
+		a := make([]uintptr, n)
+		for i := range a {
+			a[i] = uintptr(0x1000 + i)
+		}
+		if !backtrail.EqualPCs(a, slices.Clone(a)) {
+			t.Errorf("%d equal addresses: not equal", n)
+		}
+		if n > 0 && backtrail.EqualPCs(a, a[:n-1]) {
+			t.Errorf("%d addresses equal to their first %d", n, n-1)
+		}
+		for i := range n {
+			b := slices.Clone(a)
+			b[i]++
+			if backtrail.EqualPCs(a, b) {
+				t.Errorf("%d addresses differing at %d: equal", n, i)
+			}
+		}
+	}
+}
+
 func TestStackString(t *testing.T) {
 	s := backtrail.Callers(0)
 	str := s.String()
