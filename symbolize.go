@@ -193,7 +193,7 @@ func symbolizePCs(pcs []uintptr, gen uint64) *symbolized {
 	// for its run, repeated.
 	var at [stackCap + 1]int
 	total, j := 0, 0 // frames of pcs[:i]; frames[:j] matched so far
-	indexed := -1    // addresses before a signal frame's
+	indexed := -1    // how many leading addresses the index covers; -1: all so far
 	for i := 0; i < len(pcs); {
 		pc, lo := pcs[i], j
 		for j < len(frames) && frames[j].PC == pc {
@@ -429,7 +429,7 @@ func inApp(function string) bool {
 				}
 			}
 			slash := ip.slash
-			if strings.IndexByte(function[len(pre):], '/') >= 0 {
+			if strings.IndexByte(rest, '/') >= 0 {
 				slash = strings.LastIndexByte(function, '/')
 			}
 			pkg := funcPackage(function, slash)

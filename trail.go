@@ -56,9 +56,10 @@ type stackRecord struct {
 
 // symbolized is the frames of a stack under one in-app generation; one
 // pointer publishes both, so a reader never pairs frames with another
-// generation's number. Frames expanded by the runtime also serve the
-// address cache: the frames of pcs[i] are frames[start[i]:start[i+1]] for
-// i < len(start)-1. Immutable once published.
+// generation's number. Frames expanded by the runtime also index their
+// addresses for the address cache: the frames of pcs[i] are
+// frames[start[i]:start[i+1]] for i < len(start)-1. Frames assembled from
+// that cache have no index and never enter it. Immutable once published.
 type symbolized struct {
 	gen    uint64
 	frames []Frame
