@@ -449,7 +449,8 @@ func TestFramesFromKnownAddresses(t *testing.T) {
 // TestFramesUnknownAddresses checks stacks with addresses that have no
 // symbols, which the runtime drops, one to three in a row, before, between
 // and after inlined calls: the frames must still be the runtime's, less
-// the go statement's wrapper.
+// the go statement's wrapper, and the address cache must not pass on
+// frames it could not tell apart.
 func TestFramesUnknownAddresses(t *testing.T) {
 	if none := backtrail.MakeStack([]uintptr{0x10, 0x20}); len(none.Frames()) != 0 {
 		t.Errorf("no symbols at all: %+v", none.Frames())
@@ -465,6 +466,17 @@ func TestFramesUnknownAddresses(t *testing.T) {
 			want := slices.DeleteFunc(expand(mixed), func(f string) bool { return strings.Contains(f, ".gowrap") }) // as runtime.Callers does
 			if have := names(m); strings.Join(have, "\n") != strings.Join(want, "\n") {
 				t.Errorf("%d unknown addresses at %d:\nhave\n\t%s\nwant\n\t%s", n, at,
+					strings.Join(have, "\n\t"), strings.Join(want, "\n\t"))
+			}
+			if at == len(pcs) {
+				continue
+			}
+			// The addresses after them, as a stack of their own, whose
+			// frames may come from the address cache.
+			after := backtrail.MakeStack(pcs[at:])
+			want = slices.DeleteFunc(expand(pcs[at:]), func(f string) bool { return strings.Contains(f, ".gowrap") })
+			if have := names(after); strings.Join(have, "\n") != strings.Join(want, "\n") {
+				t.Errorf("after %d unknown addresses at %d:\nhave\n\t%s\nwant\n\t%s", n, at,
 					strings.Join(have, "\n\t"), strings.Join(want, "\n\t"))
 			}
 		}

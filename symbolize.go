@@ -187,7 +187,7 @@ func symbolizePCs(pcs []uintptr, gen uint64) *symbolized {
 		}
 	}
 	var buf [stackCap]Frame
-	frames := expandPCs(buf[:0], uniq)
+	frames, sure := expandPCs(buf[:0], uniq)
 
 	// The frames of pcs[i] are out[at[i]:at[i+1]]: the frames expanded
 	// for its run, repeated.
@@ -217,7 +217,7 @@ func symbolizePCs(pcs []uintptr, gen uint64) *symbolized {
 	if indexed < 0 {
 		indexed = len(pcs)
 	}
-	if len(tail) > 0 || total > math.MaxUint16 {
+	if !sure || len(tail) > 0 || total > math.MaxUint16 {
 		indexed = 0 // beyond what the index can locate
 	}
 
@@ -263,19 +263,22 @@ func countRuns(pcs []uintptr) int {
 }
 
 // expandPCs expands addresses into frames with runtime.CallersFrames,
-// appending them to out.
+// appending them to out. It reports whether each frame surely carries the
+// address it came from: the look-ahead below gives up past two addresses
+// without symbols.
 //
 // One case needs care. A frame interrupted by a signal (a nil dereference,
 // say) sits under runtime.sigpanic, and its address is the faulting
 // instruction, not a return address; CallersFrames would back up one byte
 // into the previous instruction. runtime.Callers stores such addresses plus
 // one for this reason, and so do we when we meet sigpanic.
-func expandPCs(out []Frame, pcs []uintptr) []Frame {
+func expandPCs(out []Frame, pcs []uintptr) ([]Frame, bool) {
 	if len(pcs) == 0 {
-		return out
+		return out, true
 	}
 	ci := runtime.CallersFrames(pcs)
 	k := 0 // index in pcs of the address being expanded
+	sure, first := true, true
 	for {
 		f, more := ci.Next()
 		// Frames of one address share it; the outer frames of an inlined
@@ -283,12 +286,16 @@ func expandPCs(out []Frame, pcs []uintptr) []Frame {
 		// this one. Look two ahead, past an address CallersFrames dropped
 		// for having no symbols, unless the frame is pcs[k]'s own (the
 		// first frame, when pcs[2] repeats pcs[0]).
-		for j := k + 1; j < len(pcs) && j <= k+2 && f.PC != pcs[k]-1 && f.PC != pcs[k]; j++ {
+		matched := f.PC == pcs[k]-1 || f.PC == pcs[k]
+		for j := k + 1; !matched && j < len(pcs) && j <= k+2; j++ {
 			if f.PC == pcs[j]-1 || f.PC == pcs[j] {
-				k = j
-				break
+				k, matched = j, true
 			}
 		}
+		// The first frame of a physical frame's (its innermost inlined
+		// call, or itself) carries an address of pcs.
+		sure = sure && (matched || !first)
+		first = f.Func != nil
 		if (f.Function != "" || f.PC != 0) && !isWrapper(&f) {
 			// Field by field: a Frame copied whole takes the bulk write
 			// barrier while the GC runs, two strings don't.
@@ -306,16 +313,16 @@ func expandPCs(out []Frame, pcs []uintptr) []Frame {
 			next := append([]uintptr(nil), pcs[k+1:]...)
 			next[0]++
 			start := len(out)
-			out = expandPCs(out, next)
+			out, ok := expandPCs(out, next)
 			for i := start; i < len(out); i++ {
 				if out[i].PC == next[0] {
 					out[i].PC = pcs[k+1] // the adjusted address is reported as captured
 				}
 			}
-			return out
+			return out, sure && ok
 		}
 		if !more {
-			return out
+			return out, sure
 		}
 	}
 }
