@@ -28,6 +28,16 @@ func ForgetStackFrames(s *Stack) {
 	}
 }
 
+// EqualPCs is the comparison of interned stacks' addresses.
+var EqualPCs = equalPCs
+
+// KnownPC reports whether the address cache holds the frames of pc under
+// the current in-app generation.
+func KnownPC(pc uintptr) bool {
+	sym, _ := lookupPC(pc, inAppGen.Load())
+	return sym != nil
+}
+
 // TakeSnapshot takes the watchdog's all-goroutine snapshot.
 func TakeSnapshot() (*report.Snapshot, error) {
 	var buf bytes.Buffer

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -82,6 +83,46 @@ func recurseInlined(depth int) (backtrail.Stack, []string) {
 
 func inlinedStep(depth int) (backtrail.Stack, []string) { return recurseInlined(depth - 1) }
 
+// ping and pong recurse through each other, so their return addresses
+// repeat in a stack but never next to each other.
+//
+//go:noinline
+func ping(depth int) (backtrail.Stack, []string) {
+	if depth == 0 {
+		return capturePair(0)
+	}
+	s, want := pong(depth - 1)
+	runtime.KeepAlive(depth)
+	return s, want
+}
+
+//go:noinline
+func pong(depth int) (backtrail.Stack, []string) {
+	s, want := ping(depth)
+	runtime.KeepAlive(depth)
+	return s, want
+}
+
+// pingInlined and pongInlined recurse through each other and an inlined
+// call, so an address that needs inline expansion repeats two apart.
+//
+//go:noinline
+func pingInlined(depth int) (backtrail.Stack, []string) {
+	if depth == 0 {
+		return capturePair(0)
+	}
+	return pongStep(depth)
+}
+
+func pongStep(depth int) (backtrail.Stack, []string) { return pongInlined(depth - 1) }
+
+//go:noinline
+func pongInlined(depth int) (backtrail.Stack, []string) {
+	s, want := pingInlined(depth)
+	runtime.KeepAlive(depth)
+	return s, want
+}
+
 // TestCallersMatchesRuntime compares the symbolized walk with runtime.Callers
 // at depths around the default limit and with inlined frames in the way.
 func TestCallersMatchesRuntime(t *testing.T) {
@@ -107,6 +148,14 @@ func TestCallersMatchesRuntime(t *testing.T) {
 	s, want := recurseInlined(6)
 	if have := names(s); !sameStack(have, want) {
 		t.Errorf("recursion through an inlined call:\nhave\n\t%s\nwant\n\t%s", strings.Join(have, "\n\t"), strings.Join(want, "\n\t"))
+	}
+	s, want = ping(5)
+	if have := names(s); !sameStack(have, want) {
+		t.Errorf("mutual recursion:\nhave\n\t%s\nwant\n\t%s", strings.Join(have, "\n\t"), strings.Join(want, "\n\t"))
+	}
+	s, want = pingInlined(5)
+	if have := names(s); !sameStack(have, want) {
+		t.Errorf("mutual recursion through an inlined call:\nhave\n\t%s\nwant\n\t%s", strings.Join(have, "\n\t"), strings.Join(want, "\n\t"))
 	}
 	s, want = callsInlined(0)
 	if have := names(s); !sameStack(have, want) {
@@ -183,6 +232,28 @@ func TestStackHash(t *testing.T) {
 	}
 }
 
+func TestEqualPCs(t *testing.T) {
+	for n := range 10 {
+		a := make([]uintptr, n)
+		for i := range a {
+			a[i] = uintptr(0x1000 + i)
+		}
+		if !backtrail.EqualPCs(a, slices.Clone(a)) {
+			t.Errorf("%d equal addresses: not equal", n)
+		}
+		if n > 0 && backtrail.EqualPCs(a, a[:n-1]) {
+			t.Errorf("%d addresses equal to their first %d", n, n-1)
+		}
+		for i := range n {
+			b := slices.Clone(a)
+			b[i]++
+			if backtrail.EqualPCs(a, b) {
+				t.Errorf("%d addresses differing at %d: equal", n, i)
+			}
+		}
+	}
+}
+
 func TestStackString(t *testing.T) {
 	s := backtrail.Callers(0)
 	str := s.String()
@@ -234,6 +305,26 @@ func TestFramesSigpanic(t *testing.T) {
 	}
 	if !found {
 		t.Error("no nilDeref frame")
+	}
+
+	// From the signal frame on, the addresses are not return addresses
+	// (the next one is the faulting instruction), so the address cache
+	// must not offer their frames to other stacks.
+	backtrail.ForgetFrames()
+	sig := -1
+	for _, f := range s.Frames() {
+		if f.Function == "runtime.sigpanic" {
+			sig = slices.Index(s.PCs(), f.PC)
+			break
+		}
+	}
+	if sig < 0 {
+		t.Fatal("no runtime.sigpanic frame")
+	}
+	for i := range s.Len() {
+		if known := backtrail.KnownPC(s.PC(i)); known != (i < sig) {
+			t.Errorf("address %d of %d (signal frame at %d): in the address cache = %v", i, s.Len(), sig, known)
+		}
 	}
 }
 
@@ -319,12 +410,19 @@ func TestInAppRule(t *testing.T) {
 // TestFramesFromKnownAddresses checks the address cache: a stack seen for
 // the first time, made of addresses symbolized before in other stacks,
 // gets exactly the frames the runtime gives it from scratch, also with
-// recursion (a run of one address), a signal frame and inlined calls.
+// recursion (a run of one address), mutual recursion (an address repeated
+// apart), a signal frame and inlined calls.
 func TestFramesFromKnownAddresses(t *testing.T) {
 	var stacks []backtrail.Stack
 	s, _ := recurse(5, 0)
 	stacks = append(stacks, s)
 	s, _ = recurse(9, 0)
+	stacks = append(stacks, s)
+	s, _ = ping(3)
+	stacks = append(stacks, s)
+	s, _ = ping(6)
+	stacks = append(stacks, s)
+	s, _ = pingInlined(4)
 	stacks = append(stacks, s)
 	func() {
 		defer func() {
@@ -345,6 +443,89 @@ func TestFramesFromKnownAddresses(t *testing.T) {
 		if warm := fmt.Sprint(s.Frames()); warm != cold {
 			t.Errorf("stack %d: from known addresses\n%s\nfrom scratch\n%s", i, warm, cold)
 		}
+	}
+}
+
+// TestFramesUnknownAddresses checks stacks with addresses that have no
+// symbols, which the runtime drops, one to three in a row, before, between
+// and after inlined calls: the frames must still be the runtime's, less
+// the go statement's wrapper, and the address cache must not pass on
+// frames it could not tell apart.
+func TestFramesUnknownAddresses(t *testing.T) {
+	if none := backtrail.MakeStack([]uintptr{0x10, 0x20}); len(none.Frames()) != 0 {
+		t.Errorf("no symbols at all: %+v", none.Frames())
+	}
+	s, _ := callsInlined(0)
+	pcs := s.PCs()
+	for n := 1; n <= 3; n++ {
+		for at := 0; at <= min(len(pcs), 6); at++ {
+			bad := []uintptr{0x10, 0x20, 0x30}[:n]
+			mixed := slices.Concat(pcs[:at], bad, pcs[at:])
+			m := backtrail.MakeStack(mixed)
+			backtrail.ForgetFrames()
+			want := slices.DeleteFunc(expand(mixed), func(f string) bool { return strings.Contains(f, ".gowrap") }) // as runtime.Callers does
+			if have := names(m); strings.Join(have, "\n") != strings.Join(want, "\n") {
+				t.Errorf("%d unknown addresses at %d:\nhave\n\t%s\nwant\n\t%s", n, at,
+					strings.Join(have, "\n\t"), strings.Join(want, "\n\t"))
+			}
+			if at == len(pcs) {
+				continue
+			}
+			// The addresses after them, as a stack of their own, whose
+			// frames may come from the address cache.
+			after := backtrail.MakeStack(pcs[at:])
+			want = slices.DeleteFunc(expand(pcs[at:]), func(f string) bool { return strings.Contains(f, ".gowrap") })
+			if have := names(after); strings.Join(have, "\n") != strings.Join(want, "\n") {
+				t.Errorf("after %d unknown addresses at %d:\nhave\n\t%s\nwant\n\t%s", n, at,
+					strings.Join(have, "\n\t"), strings.Join(want, "\n\t"))
+			}
+		}
+	}
+}
+
+// TestFramesRepeatedAddress checks that each frame carries the address it
+// was expanded from when an address repeats two apart from the first.
+func TestFramesRepeatedAddress(t *testing.T) {
+	s, _ := callsInlined(0)
+	pcs := s.PCs()
+	x := slices.Concat(pcs[:2], pcs[:2], pcs[2:])
+	var want []string
+	for _, pc := range x {
+		// An address without symbols after pc, which the runtime drops,
+		// keeps it from dropping pc's outer inlined frames as the last.
+		for _, f := range expand([]uintptr{pc, 0x10}) {
+			want = append(want, fmt.Sprintf("%#x %s", pc, f))
+		}
+	}
+	want = slices.DeleteFunc(want, func(f string) bool { return strings.Contains(f, ".gowrap") })
+	var have []string
+	m := backtrail.MakeStack(x)
+	for _, f := range m.Frames() {
+		have = append(have, fmt.Sprintf("%#x %s %s:%d", f.PC, f.Function, f.File, f.Line))
+	}
+	if strings.Join(have, "\n") != strings.Join(want, "\n") {
+		t.Errorf("have\n\t%s\nwant\n\t%s", strings.Join(have, "\n\t"), strings.Join(want, "\n\t"))
+	}
+}
+
+// TestFramesCutAtInlinedCall checks a stack cut off at an inlined call.
+// The runtime leaves out the outer frames of the last address's inlined
+// calls, so such an address must not be taken from the address cache for
+// a stack that goes on past it.
+func TestFramesCutAtInlinedCall(t *testing.T) {
+	s, _ := callsInlined(0)
+	pcs := s.PCs()
+	full := backtrail.MakeStack(pcs)
+	backtrail.ForgetFrames()
+	cold := fmt.Sprint(full.Frames())
+	backtrail.ForgetFrames()
+	cut, rest := backtrail.MakeStack(pcs[:2]), backtrail.MakeStack(pcs[2:])
+	if fr := cut.Frames(); len(fr) != 2 || !fr[1].Inlined {
+		t.Fatalf("cut at the inlined call: %+v", fr)
+	}
+	rest.Frames()
+	if warm := fmt.Sprint(full.Frames()); warm != cold {
+		t.Errorf("from known addresses\n%s\nfrom scratch\n%s", warm, cold)
 	}
 }
 

@@ -44,106 +44,211 @@ func (s *Stack) Frames() []Frame {
 
 // symbolize computes and caches r's frames.
 func (r *stackRecord) symbolize() []Frame {
-	sym := &symbolized{gen: inAppGen.Load()}
-	frames, ok := cachedFrames(r.pcs, sym.gen)
-	sym.frames = frames
-	if !ok {
-		sym.frames = symbolizePCs(r.pcs)
-		rememberFrames(r.pcs, sym)
+	gen := inAppGen.Load()
+	if frames, ok := cachedFrames(r.pcs, gen); ok {
+		r.frames.Store(&symbolized{gen: gen, frames: frames})
+		return frames
 	}
+	sym := symbolizePCs(r.pcs, gen)
+	rememberFrames(sym)
 	r.frames.Store(sym)
 	return sym.frames
 }
 
 // The address cache: the frames of one captured address, so that stacks
 // sharing callers (most stacks of a program do) are symbolized from the
-// frames of their addresses instead of by the runtime again. Bounded like
-// the stack table.
+// frames of their addresses instead of by the runtime again. A slot holds a
+// symbolized stack that indexes the address, found again among its at most
+// stackCap addresses, so caching a stack's addresses allocates nothing
+// beyond its frames. Bounded like the stack table, and probed the same way;
+// entries of an older in-app generation can never match again, so new ones
+// take their slots.
 const pcTableSize = 16384
 
-var pcTable = newTable[pcEntry](pcTableSize)
-
-// Entries of an older in-app generation can never be looked up again, so
-// new ones take their slots instead of evicting live entries, and the
-// frames they hold become garbage.
-func init() { pcTable.stale = func(e *pcEntry) bool { return e.sym.gen != inAppGen.Load() } }
-
-// pcEntry locates the frames of one return address among the frames of
-// the stack it was first symbolized in, which carry the in-app generation.
-// It is small because a stack symbolized for the first time allocates one
-// per address.
-type pcEntry struct {
-	pc       uintptr
-	sym      *symbolized
-	lo, hi   uint16 // the address's frames are sym.frames[lo:hi]
-	sigpanic bool   // the frames end in runtime.sigpanic: the next address is not a return address
-}
-
-func (e *pcEntry) frames() []Frame { return e.sym.frames[e.lo:e.hi:e.hi] }
+var pcTable = make([]atomic.Pointer[symbolized], pcTableSize)
 
 func pcHash(pc uintptr) uint64 { return hashFinish(uint64(pc) * hashPrime) }
 
-func lookupPC(pc uintptr, gen uint64) *pcEntry {
-	return pcTable.find(pcHash(pc), func(e *pcEntry) bool { return e.pc == pc && e.sym.gen == gen })
+func pcSlot(h uint64, probe int) *atomic.Pointer[symbolized] {
+	return &pcTable[(h+uint64(probe))&(pcTableSize-1)]
+}
+
+// index returns the position of pc among the addresses sym indexes, or -1.
+func (sym *symbolized) index(pc uintptr) int {
+	for i, p := range sym.pcs[:len(sym.start)-1] {
+		if p == pc {
+			return i
+		}
+	}
+	return -1
+}
+
+// lookupPC returns a symbolized stack of generation gen that indexes pc,
+// and pc's position in it; nil if there is none.
+func lookupPC(pc uintptr, gen uint64) (*symbolized, int) {
+	h := pcHash(pc)
+	for p := range tableProbes {
+		if sym := pcSlot(h, p).Load(); sym != nil && sym.gen == gen {
+			if i := sym.index(pc); i >= 0 {
+				return sym, i
+			}
+		}
+	}
+	return nil, 0
 }
 
 // cachedFrames assembles the frames of pcs from the address cache; it
 // reports false when an address is missing, or follows a signal frame and
-// so is not a return address.
+// so is not a return address (such addresses are never cached). A stack
+// shares runs of callers with the stacks symbolized before it, so the
+// address after one found at sym.pcs[i] is looked for at sym.pcs[i+1]
+// first, and frames adjacent in one symbolized stack are copied at once.
 func cachedFrames(pcs []uintptr, gen uint64) ([]Frame, bool) {
-	var ents [stackCap]*pcEntry
+	type found struct {
+		sym *symbolized
+		i   int
+	}
+	var at [stackCap]found
 	n := 0
-	for i, pc := range pcs {
-		e := lookupPC(pc, gen)
-		if e == nil || e.sigpanic {
-			return nil, false
+	for k, pc := range pcs {
+		var f found
+		if k > 0 {
+			f = at[k-1]
+			f.i++
 		}
-		ents[i] = e
-		n += int(e.hi - e.lo)
+		switch {
+		case k > 0 && f.i < len(f.sym.start)-1 && f.sym.pcs[f.i] == pc:
+		case k > 0 && pc == pcs[k-1]: // recursion: the same frames again
+			f.i--
+		default:
+			if f.sym, f.i = lookupPC(pc, gen); f.sym == nil {
+				return nil, false
+			}
+		}
+		at[k] = f
+		n += int(f.sym.start[f.i+1] - f.sym.start[f.i])
 	}
 	out := make([]Frame, 0, n)
-	for _, e := range ents[:len(pcs)] {
-		out = append(out, e.frames()...)
+	for k := 0; k < len(pcs); {
+		f, next := at[k], k+1
+		for next < len(pcs) && at[next].sym == f.sym && at[next].i == at[next-1].i+1 {
+			next++
+		}
+		out = append(out, f.sym.frames[f.sym.start[f.i]:f.sym.start[f.i+next-k]]...)
+		k = next
 	}
 	return out, true
 }
 
-// rememberFrames stores the frames of each address of pcs, as symbolizePCs
-// computed them into sym, in the address cache. A frame carries its
-// captured address, which splits the frames by address; a run of one
-// address (recursion) holds its frames once per repetition. The address
-// after runtime.sigpanic was expanded as a faulting instruction, not a
-// return address, so it and the rest are left out.
-func rememberFrames(pcs []uintptr, sym *symbolized) {
-	frames := sym.frames
-	if len(frames) > math.MaxUint16 {
-		return // beyond what an entry can locate; the stack's own cache still holds them
+// rememberFrames puts the addresses sym indexes in the address cache,
+// unless a newer in-app generation has made sym stale already.
+func rememberFrames(sym *symbolized) {
+	gen := inAppGen.Load()
+	if sym.gen != gen {
+		return
 	}
-	ents := make([]pcEntry, countRuns(pcs))
-	j := 0
-	for i, m := 0, 0; i < len(pcs); m++ {
-		pc := pcs[i]
-		run := 1
-		for i+run < len(pcs) && pcs[i+run] == pc {
-			run++
+	for i, pc := range sym.pcs[:len(sym.start)-1] {
+		if i > 0 && pc == sym.pcs[i-1] {
+			continue // a run of one address needs one slot
 		}
-		k := j
-		for k < len(frames) && frames[k].PC == pc {
-			k++
+		h := pcHash(pc)
+		dst := pcSlot(h, 0) // evicted when every probed slot is live
+		for p := range tableProbes {
+			s := pcSlot(h, p)
+			o := s.Load()
+			if o == nil || o.gen != gen {
+				dst = s
+				break
+			}
+			if o.index(pc) >= 0 {
+				dst = nil // cached already
+				break
+			}
 		}
-		if (k-j)%run != 0 {
-			break
+		if dst != nil {
+			dst.Store(sym)
 		}
-		g := j + (k-j)/run
-		e := &ents[m]
-		e.pc, e.sym, e.lo, e.hi = pc, sym, uint16(j), uint16(g)
-		e.sigpanic = g > j && frames[g-1].Function == "runtime.sigpanic"
-		pcTable.insert(pcHash(pc), e, func(o *pcEntry) bool { return o.pc == pc && o.sym.gen == sym.gen })
-		if e.sigpanic {
-			break
-		}
-		i, j = i+run, k
 	}
+}
+
+// symbolizePCs expands addresses into frames and indexes them by address
+// for the address cache. Recursion repeats an address, which the runtime
+// would expand afresh each time, so each run of one address is expanded
+// once and its frames repeated. The frames are expanded into a buffer on
+// the stack and copied once into a slice of their exact size.
+func symbolizePCs(pcs []uintptr, gen uint64) *symbolized {
+	uniq := pcs // CallersFrames keeps its argument on the heap
+	if runs := countRuns(pcs); runs < len(pcs) {
+		uniq = make([]uintptr, 0, runs)
+		for i, pc := range pcs {
+			if i == 0 || pc != pcs[i-1] {
+				uniq = append(uniq, pc)
+			}
+		}
+	}
+	var buf [stackCap]Frame
+	frames, sure := expandPCs(buf[:0], uniq)
+
+	// The frames of pcs[i] are out[at[i]:at[i+1]]: the frames expanded
+	// for its run, repeated.
+	var at [stackCap + 1]int
+	total, j := 0, 0 // frames of pcs[:i]; frames[:j] matched so far
+	indexed := -1    // how many leading addresses the index covers; -1: all so far
+	for i := 0; i < len(pcs); {
+		pc, lo := pcs[i], j
+		for j < len(frames) && frames[j].PC == pc {
+			j++
+		}
+		// The address after runtime.sigpanic was expanded as a faulting
+		// instruction, not a return address, so neither it nor the
+		// signal frame's address is indexed, nor any after them. Nor is
+		// a last address whose frames end in an inlined call: the
+		// runtime leaves out the outer frames there.
+		if indexed < 0 && j > lo && (frames[j-1].Function == "runtime.sigpanic" || frames[j-1].Inlined) {
+			indexed = i
+		}
+		for ; i < len(pcs) && pcs[i] == pc; i++ {
+			at[i] = total
+			total += j - lo
+		}
+	}
+	at[len(pcs)] = total
+	tail := frames[j:] // frames matching no address in order
+	if indexed < 0 {
+		indexed = len(pcs)
+	}
+	if !sure || len(tail) > 0 || total > math.MaxUint16 {
+		indexed = 0 // beyond what the index can locate
+	}
+
+	var out []Frame
+	if len(uniq) == len(pcs) { // every frame once, in order
+		out = make([]Frame, len(frames))
+		copy(out, frames) // allocated without zeroing first
+	} else {
+		out = make([]Frame, total+len(tail))
+		j = 0
+		for i := range pcs {
+			if i > 0 && pcs[i] == pcs[i-1] {
+				copy(out[at[i]:at[i+1]], out[at[i-1]:at[i]])
+			} else {
+				j += copy(out[at[i]:at[i+1]], frames[j:])
+			}
+		}
+		copy(out[total:], tail)
+	}
+
+	// One allocation for the stack's symbolized value and its index.
+	x := new(struct {
+		sym   symbolized
+		start [stackCap + 1]uint16
+	})
+	for i := range indexed + 1 {
+		x.start[i] = uint16(at[i])
+	}
+	sym := &x.sym
+	sym.gen, sym.frames, sym.pcs, sym.start = gen, out, pcs, x.start[:indexed+1]
+	return sym
 }
 
 // countRuns returns the number of runs of one address in pcs.
@@ -157,104 +262,69 @@ func countRuns(pcs []uintptr) int {
 	return runs
 }
 
-// symbolizePCs expands addresses into frames. Recursion repeats an
-// address, which the runtime would expand afresh each time, so each run of
-// one address is expanded once and its frames repeated.
-func symbolizePCs(pcs []uintptr) []Frame {
-	runs := countRuns(pcs)
-	if runs == len(pcs) {
-		return expandPCs(pcs)
-	}
-	uniq := make([]uintptr, 0, runs)
-	for i, pc := range pcs {
-		if i == 0 || pc != pcs[i-1] {
-			uniq = append(uniq, pc)
-		}
-	}
-	frames := expandPCs(uniq)
-	out := make([]Frame, 0, len(frames)+len(pcs)-runs)
-	j := 0 // frames[j:] belong to pcs[i:]
-	for i := 0; i < len(pcs); {
-		pc, run := pcs[i], 1
-		for i+run < len(pcs) && pcs[i+run] == pc {
-			run++
-		}
-		k := j
-		for k < len(frames) && frames[k].PC == pc {
-			k++
-		}
-		for range run {
-			out = append(out, frames[j:k]...)
-		}
-		i, j = i+run, k
-	}
-	return append(out, frames[j:]...)
-}
-
-// expandPCs expands addresses into frames with runtime.CallersFrames.
+// expandPCs expands addresses into frames with runtime.CallersFrames,
+// appending them to out. It reports whether each frame surely carries the
+// address it came from: the look-ahead below gives up past two addresses
+// without symbols.
 //
 // One case needs care. A frame interrupted by a signal (a nil dereference,
 // say) sits under runtime.sigpanic, and its address is the faulting
 // instruction, not a return address; CallersFrames would back up one byte
 // into the previous instruction. runtime.Callers stores such addresses plus
 // one for this reason, and so do we when we meet sigpanic.
-func expandPCs(pcs []uintptr) []Frame {
-	out := make([]Frame, 0, len(pcs)+len(pcs)/4)
-	for len(pcs) > 0 {
-		ci := runtime.CallersFrames(pcs)
-		k := 0 // index in pcs of the address being expanded
-		restart := -1
-		for {
-			f, more := ci.Next()
-			// Frames of one address share it; the outer frames of an
-			// inlined call carry a virtual address that matches none and
-			// stay with this one. Look two ahead, past an address
-			// CallersFrames dropped for having no symbols.
-			for j := k + 1; j < len(pcs) && j <= k+2; j++ {
-				if f.PC == pcs[j]-1 || f.PC == pcs[j] {
-					k = j
-					break
-				}
-			}
-			if (f.Function != "" || f.PC != 0) && !isWrapper(&f) {
-				// Field by field: a Frame copied or zeroed whole takes
-				// the bulk write barrier while the GC runs, two strings
-				// don't.
-				if len(out) == cap(out) {
-					out = slices.Grow(out, 1)
-				}
-				out = out[:len(out)+1]
-				fr := &out[len(out)-1]
-				fr.PC, fr.Line = pcs[k], f.Line
-				fr.Function, fr.File = f.Function, f.File
-				fr.Inlined = f.Func == nil && f.Function != ""
-				fr.InApp = inApp(f.Function)
-			}
-			if f.Function == "runtime.sigpanic" && k+1 < len(pcs) && f.Func != nil {
-				restart = k + 1
-				break
-			}
-			if !more {
-				break
-			}
-		}
-		if restart < 0 {
-			break
-		}
-		next := append([]uintptr(nil), pcs[restart:]...)
-		next[0]++
-		// The adjusted address is reported as captured.
-		start := len(out)
-		sub := expandPCs(next)
-		for i := range sub {
-			if sub[i].PC == next[0] {
-				sub[i].PC = pcs[restart]
-			}
-		}
-		out = append(out[:start], sub...)
-		break
+func expandPCs(out []Frame, pcs []uintptr) ([]Frame, bool) {
+	if len(pcs) == 0 {
+		return out, true
 	}
-	return out
+	ci := runtime.CallersFrames(pcs)
+	k := 0 // index in pcs of the address being expanded
+	sure, first := true, true
+	for {
+		f, more := ci.Next()
+		// Frames of one address share it; the outer frames of an inlined
+		// call carry a virtual address that matches none and stay with
+		// this one. Look two ahead, past an address CallersFrames dropped
+		// for having no symbols, unless the frame is pcs[k]'s own (the
+		// first frame, when pcs[2] repeats pcs[0]).
+		matched := f.PC == pcs[k]-1 || f.PC == pcs[k]
+		for j := k + 1; !matched && j < len(pcs) && j <= k+2; j++ {
+			if f.PC == pcs[j]-1 || f.PC == pcs[j] {
+				k, matched = j, true
+			}
+		}
+		// The first frame of a physical frame's (its innermost inlined
+		// call, or itself) carries an address of pcs.
+		sure = sure && (matched || !first)
+		first = f.Func != nil
+		if (f.Function != "" || f.PC != 0) && !isWrapper(&f) {
+			// Field by field: a Frame copied whole takes the bulk write
+			// barrier while the GC runs, two strings don't.
+			if len(out) == cap(out) {
+				out = slices.Grow(out, 1)
+			}
+			out = out[:len(out)+1]
+			fr := &out[len(out)-1]
+			fr.PC, fr.Line = pcs[k], f.Line
+			fr.Function, fr.File = f.Function, f.File
+			fr.Inlined = f.Func == nil && f.Function != ""
+			fr.InApp = inApp(f.Function)
+		}
+		if f.Function == "runtime.sigpanic" && k+1 < len(pcs) && f.Func != nil {
+			next := append([]uintptr(nil), pcs[k+1:]...)
+			next[0]++
+			start := len(out)
+			out, ok := expandPCs(out, next)
+			for i := start; i < len(out); i++ {
+				if out[i].PC == next[0] {
+					out[i].PC = pcs[k+1] // the adjusted address is reported as captured
+				}
+			}
+			return out, sure && ok
+		}
+		if !more {
+			return out, sure
+		}
+	}
 }
 
 // isWrapper reports whether f is a compiler-generated wrapper: the closure
@@ -264,21 +334,15 @@ func isWrapper(f *runtime.Frame) bool {
 	if f.File == "<autogenerated>" {
 		return true
 	}
-	// Wrapper names end in a digit; most names don't.
-	if n := len(f.Function); n == 0 || f.Function[n-1] < '0' || f.Function[n-1] > '9' {
-		return false
+	name := f.Function
+	i := len(name)
+	for i > 0 && '0' <= name[i-1] && name[i-1] <= '9' {
+		i--
 	}
-	i := strings.LastIndexByte(f.Function, '.')
-	if i < 0 {
-		return false
+	if i == len(name) {
+		return false // wrapper names end in a number; most names don't
 	}
-	last := f.Function[i+1:]
-	for _, p := range [...]string{"gowrap", "deferwrap"} {
-		if rest, ok := strings.CutPrefix(last, p); ok && rest != "" && strings.Trim(rest, "0123456789") == "" {
-			return true
-		}
-	}
-	return false
+	return strings.HasSuffix(name[:i], ".gowrap") || strings.HasSuffix(name[:i], ".deferwrap")
 }
 
 // In-app rules. By default a function is in-app when its package is in the
@@ -309,16 +373,21 @@ func SetInApp(prefixes ...string) {
 
 // inAppPrefix is an in-app prefix with the index of its last slash (-1 for
 // none): the last slash of any name that extends the prefix without
-// another slash, from which inApp finds the package.
+// another slash, from which inApp finds the package. plain says that the
+// package of such a name ends at its first dot after the prefix, as it
+// does unless the prefix's last element has a dot or ends in "_test".
 type inAppPrefix struct {
 	path  string
 	slash int
+	plain bool
 }
 
 func makeInApp(prefixes []string) *[]inAppPrefix {
 	p := make([]inAppPrefix, len(prefixes))
 	for i, pre := range prefixes {
-		p[i] = inAppPrefix{pre, strings.LastIndexByte(pre, '/')}
+		slash := strings.LastIndexByte(pre, '/')
+		plain := !strings.Contains(pre[slash+1:], ".") && !strings.HasSuffix(pre, "_test")
+		p[i] = inAppPrefix{pre, slash, plain}
 	}
 	return &p
 }
@@ -346,15 +415,28 @@ func inApp(function string) bool {
 	}
 	for _, ip := range *p {
 		pre := ip.path
-		if len(function) <= len(pre) || function[:len(pre)] != pre {
+		if len(function) <= len(pre) || len(pre) > 0 && function[0] != pre[0] || function[:len(pre)] != pre {
 			continue
 		}
-		switch function[len(pre)] {
+		switch rest := function[len(pre):]; rest[0] {
 		case '/', '.', '_':
 			// Below pre, in pre, or in pre's external test package; but
 			// "a/b.v2.F" also starts with "a/b.", so check the package.
+			if ip.plain && strings.IndexByte(rest, '/') < 0 {
+				if dot := strings.IndexByte(rest, '.'); dot >= 0 {
+					// The common case, without a slash after pre: the
+					// general rule below, taken apart.
+					if len(pre)+dot == len(sdkPackage) && function[:len(pre)+dot] == sdkPackage {
+						return false
+					}
+					if dot == 0 || rest[:dot] == "_test" {
+						return true
+					}
+					continue
+				}
+			}
 			slash := ip.slash
-			if strings.IndexByte(function[len(pre):], '/') >= 0 {
+			if strings.IndexByte(rest, '/') >= 0 {
 				slash = strings.LastIndexByte(function, '/')
 			}
 			pkg := funcPackage(function, slash)
