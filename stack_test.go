@@ -2,6 +2,7 @@ package backtrail_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"runtime"
 	"slices"
@@ -535,3 +536,102 @@ func inlinedCaller() backtrail.Stack { return inlinedLeaf() }
 func inlinedLeaf() backtrail.Stack { return inlinedMiddle() }
 
 func inlinedMiddle() backtrail.Stack { return backtrail.Callers(0) }
+
+// TestFramesConcurrent symbolizes stacks made of pieces of real stacks
+// from several goroutines at once while the cached frames keep going stale
+// (as SetInApp makes them), so that the address cache is filled, read and
+// overwritten concurrently: every stack must still get the runtime's
+// frames. Run it with -race.
+func TestFramesConcurrent(t *testing.T) {
+	// Pieces of real stacks, recombined; every stack ends as real ones
+	// do, in runtime.goexit, and has it nowhere else.
+	var base [][]uintptr
+	var goexit uintptr
+	for _, s := range []backtrail.Stack{first(recurse(5, 0)), first(recurse(9, 0)), first(ping(4)), first(pingInlined(3)), first(callsInlined(0)), first(recurseInlined(4))} {
+		pcs := s.PCs()
+		goexit = pcs[len(pcs)-1]
+		base = append(base, pcs[:len(pcs)-1])
+	}
+	if f, _ := runtime.CallersFrames([]uintptr{goexit}).Next(); f.Function != "runtime.goexit" {
+		t.Fatalf("stacks end in %s, not runtime.goexit", f.Function)
+	}
+	stop := make(chan struct{})
+	staled := make(chan struct{})
+	go func() {
+		defer close(staled)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				backtrail.ForgetFrames()
+				runtime.Gosched()
+			}
+		}
+	}()
+	errs := make(chan string, 4)
+	for g := range 4 {
+		go func() {
+			rng := rand.New(rand.NewPCG(uint64(g), 7))
+			for range 400 {
+				var pcs []uintptr
+				for range 1 + rng.IntN(3) {
+					b := base[rng.IntN(len(base))]
+					lo := rng.IntN(len(b))
+					pcs = append(pcs, b[lo:lo+1+rng.IntN(len(b)-lo)]...)
+				}
+				pcs = append(pcs, goexit)
+				want := slices.DeleteFunc(expand(pcs), func(f string) bool { return strings.Contains(f, ".gowrap") })
+				if have := names(backtrail.MakeStack(pcs)); !slices.Equal(have, want) {
+					errs <- fmt.Sprintf("stack of %d addresses:\nhave\n\t%s\nwant\n\t%s", len(pcs), strings.Join(have, "\n\t"), strings.Join(want, "\n\t"))
+					return
+				}
+			}
+			errs <- ""
+		}()
+	}
+	for range 4 {
+		if e := <-errs; e != "" {
+			t.Error(e)
+		}
+	}
+	close(stop)
+	<-staled
+}
+
+func first(s backtrail.Stack, _ []string) backtrail.Stack { return s }
+
+// TestFramesWrapperBetweenRepeats checks stacks in which an address
+// without frames of its own (a go statement's wrapper) sits between two
+// occurrences of one address, with and without runs of it: frames are
+// told apart by the address they carry, which cannot say to which
+// occurrence they belong.
+func TestFramesWrapperBetweenRepeats(t *testing.T) {
+	s := backtrail.Callers(0)
+	pcs := s.PCs()
+	if len(pcs) < 3 {
+		t.Fatalf("%d addresses", len(pcs))
+	}
+	// The test goroutine's stack ends in testing.tRunner, its go
+	// statement's wrapper and runtime.goexit.
+	r, w, g := pcs[len(pcs)-3], pcs[len(pcs)-2], pcs[len(pcs)-1]
+	if f, _ := runtime.CallersFrames([]uintptr{w}).Next(); !strings.Contains(f.Function, ".gowrap") {
+		t.Fatalf("%s is not a go statement's wrapper", f.Function)
+	}
+	for _, x := range [][]uintptr{
+		{r, w, r, r, w, g},
+		{r, w, r, g},
+		{r, r, w, r, g},
+		{pcs[0], r, w, r, w, r, g},
+	} {
+		want := slices.DeleteFunc(expand(x), func(f string) bool { return strings.Contains(f, ".gowrap") })
+		for _, order := range []string{"alone", "after the others"} {
+			if order == "alone" {
+				backtrail.ForgetFrames()
+			}
+			if have := names(backtrail.MakeStack(x)); !slices.Equal(have, want) {
+				t.Errorf("%d addresses, %s:\nhave\n\t%s\nwant\n\t%s", len(x), order, strings.Join(have, "\n\t"), strings.Join(want, "\n\t"))
+			}
+		}
+	}
+}

@@ -194,11 +194,13 @@ func symbolizePCs(pcs []uintptr, gen uint64) *symbolized {
 	var at [stackCap + 1]int
 	total, j := 0, 0 // frames of pcs[:i]; frames[:j] matched so far
 	indexed := -1    // how many leading addresses the index covers; -1: all so far
+	empty := false   // an address has no frames of its own
 	for i := 0; i < len(pcs); {
 		pc, lo := pcs[i], j
 		for j < len(frames) && frames[j].PC == pc {
 			j++
 		}
+		empty = empty || j == lo
 		// The address after runtime.sigpanic was expanded as a faulting
 		// instruction, not a return address, so neither it nor the
 		// signal frame's address is indexed, nor any after them. Nor is
@@ -217,7 +219,17 @@ func symbolizePCs(pcs []uintptr, gen uint64) *symbolized {
 	if indexed < 0 {
 		indexed = len(pcs)
 	}
-	if !sure || len(tail) > 0 || total > math.MaxUint16 {
+	// Frames are told apart by the address they carry, so an address
+	// without frames of its own (a wrapper, one without symbols) between
+	// two occurrences of one address leaves the frames of both to the
+	// first: then neither the index nor the repetition of runs can be
+	// trusted, and every address is expanded by the runtime.
+	ambiguous := empty && repeats(uniq)
+	if ambiguous && len(uniq) < len(pcs) {
+		frames, _ = expandPCs(buf[:0], pcs)
+		uniq = pcs
+	}
+	if !sure || len(tail) > 0 || total > math.MaxUint16 || ambiguous {
 		indexed = 0 // beyond what the index can locate
 	}
 
@@ -249,6 +261,17 @@ func symbolizePCs(pcs []uintptr, gen uint64) *symbolized {
 	sym := &x.sym
 	sym.gen, sym.frames, sym.pcs, sym.start = gen, out, pcs, x.start[:indexed+1]
 	return sym
+}
+
+// repeats reports whether an address occurs more than once in pcs, which
+// holds no runs of one address.
+func repeats(pcs []uintptr) bool {
+	for i, pc := range pcs {
+		if slices.Contains(pcs[i+1:], pc) {
+			return true
+		}
+	}
+	return false
 }
 
 // countRuns returns the number of runs of one address in pcs.
