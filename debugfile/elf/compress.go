@@ -123,6 +123,33 @@ func (f *File) DWARFSection(name string) ([]byte, error) {
 	return f.SectionData(s)
 }
 
+// maxTotal is the most that a file's compressed sections may claim together,
+// and that WriteDecompressed may write: the per-section limit applied to the
+// whole file. Section headers may share their bytes, so the per-section
+// check alone would let a small file claim gigabytes many times over.
+func (f *File) maxTotal() uint64 {
+	return maxRatio*uint64(len(f.data)) + ratioFloor
+}
+
+// checkClaims checks, once, that the uncompressed sizes all compressed
+// sections claim add up to at most maxTotal.
+func (f *File) checkClaims() error {
+	f.claimsOnce.Do(func() {
+		var total uint64
+		for _, s := range f.Sections {
+			c, err := s.Compression()
+			if err != nil || c == nil {
+				continue
+			}
+			if total += min(c.Size, maxUncompressedSize); total > f.maxTotal() {
+				f.claimsErr = &FormatError{Off: s.hdrOff, Msg: fmt.Sprintf("compressed sections up to section %d (%q) claim more than %d times the file's %#x bytes:", s.Index, s.Name, maxRatio, len(f.data)), Val: total}
+				return
+			}
+		}
+	})
+	return f.claimsErr
+}
+
 // decompress inflates s into a new temporary-file mapping after bounding the size
 // its header claims, and checks that the stream yields exactly that size.
 func (f *File) decompress(s *Section, c *Compression) ([]byte, error) {
@@ -140,6 +167,9 @@ func (f *File) decompress(s *Section, c *Compression) ([]byte, error) {
 		return nil, &FormatError{Off: s.Offset, Msg: fmt.Sprintf("%s: uncompressed size exceeds the %d GiB limit:", what, maxUncompressedSize>>30), Val: c.Size}
 	case c.Size > ratioFloor && c.Size/maxRatio > uint64(len(src)):
 		return nil, &FormatError{Off: s.Offset, Msg: fmt.Sprintf("%s: uncompressed size is more than %d times the %#x compressed bytes:", what, maxRatio, len(src)), Val: c.Size}
+	}
+	if err := f.checkClaims(); err != nil {
+		return nil, err
 	}
 	if c.Size == 0 {
 		if err := decode(c.Type, nil, src); err != nil {
@@ -222,11 +252,11 @@ func unzstd(dst, src []byte) error {
 	return nil
 }
 
-// HasCompressedSections reports whether any section has SHF_COMPRESSED, the
-// sections WriteDecompressed inflates.
+// HasCompressedSections reports whether any section with bytes in the file
+// has SHF_COMPRESSED: the sections WriteDecompressed inflates.
 func (f *File) HasCompressedSections() bool {
 	for _, s := range f.Sections {
-		if s.Flags&SHF_COMPRESSED != 0 && s.Type != SHT_NOBITS {
+		if s.Flags&SHF_COMPRESSED != 0 && s.Type != SHT_NOBITS && s.Type != SHT_NULL {
 			return true
 		}
 	}
@@ -304,6 +334,11 @@ func (f *File) WriteDecompressed(w io.Writer) error {
 		out[i] = p
 	}
 	newShoff := alignUp(pos, 8)
+	if newShoff > f.maxTotal() {
+		// Section headers that share their bytes would be written out
+		// once each.
+		return &FormatError{Off: 0, Msg: fmt.Sprintf("WriteDecompressed: the sections would make a file of more than %d times the input's %#x bytes:", maxRatio, len(f.data)), Val: newShoff}
+	}
 
 	bw := bufio.NewWriterSize(w, 1<<20)
 	head := slices.Clone(f.data[:prefix])
@@ -321,8 +356,8 @@ func (f *File) WriteDecompressed(w io.Writer) error {
 	}
 	for i, s := range f.Sections {
 		p := out[i]
-		if p.off < prefix || s.Type == SHT_NOBITS || i == 0 {
-			continue
+		if p.off < prefix || s.Type == SHT_NOBITS || s.Type == SHT_NULL || i == 0 {
+			continue // no bytes in the file, or in the prefix already
 		}
 		data, err := f.SectionData(s)
 		if p.c == nil {

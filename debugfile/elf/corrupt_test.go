@@ -3,6 +3,8 @@ package elf_test
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -171,6 +173,42 @@ func TestCompressionLimits(t *testing.T) {
 			if _, err2 := f.DWARFSection("debug_info"); err2 == nil || err2.Error() != err.Error() {
 				t.Errorf("%v %s: second call: %v", class, tt.name, err2)
 			}
+		}
+	}
+}
+
+// TestCompressionTotal checks the bound on what the compressed sections of
+// a file claim together: zstd turns 1 MiB of zeros into a few bytes, which a
+// section may claim on its own, but many such sections in a small file are
+// a decompression bomb.
+func TestCompressionTotal(t *testing.T) {
+	zeros := zstdBytes(make([]byte, 1<<20))
+	for _, tt := range []struct {
+		sections int
+		ok       bool
+	}{{1, true}, {40, false}} {
+		tf := &tfile{class: elf.ELFCLASS64}
+		for i := range tt.sections {
+			tf.secs = append(tf.secs, tsec{name: fmt.Sprintf(".debug_x%d", i), typ: elf.SHT_PROGBITS, flags: elf.SHF_COMPRESSED, align: 1,
+				data: tf.chdr(elf.ELFCOMPRESS_ZSTD, 1<<20, zeros)})
+		}
+		data := tf.build()
+		f := newFile(t, data)
+		for _, s := range f.Sections {
+			if s.Flags&elf.SHF_COMPRESSED == 0 {
+				continue
+			}
+			b, err := f.SectionData(s)
+			var fe *elf.FormatError
+			switch {
+			case tt.ok && (err != nil || len(b) != 1<<20):
+				t.Errorf("%d sections in %d bytes: section %d: %d bytes, %v", tt.sections, len(data), s.Index, len(b), err)
+			case !tt.ok && (!errors.As(err, &fe) || !strings.Contains(err.Error(), "claim more than 1000 times")):
+				t.Errorf("%d sections in %d bytes: section %d: %d bytes, error %v; want the total claimed refused", tt.sections, len(data), s.Index, len(b), err)
+			}
+		}
+		if err := f.WriteDecompressed(io.Discard); (err == nil) != tt.ok {
+			t.Errorf("%d sections: WriteDecompressed: %v", tt.sections, err)
 		}
 	}
 }

@@ -24,7 +24,10 @@
 // is checked against the bytes that hold it (header tables, symbol tables,
 // notes, version tables), and a compressed section may claim at most 4 GiB
 // and at most 1000 times its compressed size (sizes up to 1 MiB are always
-// allowed). Decompression must yield exactly the size the header claims.
+// allowed); all compressed sections together, and the copy WriteDecompressed
+// writes, at most 1000 times the file's size plus 1 MiB (section headers may
+// share their bytes). Decompression must yield exactly the size the header
+// claims.
 // Symbol, string and version tables are read only uncompressed, as
 // toolchains write them, so what is allocated for them is bounded by the
 // file's size.

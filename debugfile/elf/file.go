@@ -154,6 +154,9 @@ type File struct {
 	closed  atomic.Bool
 	mu      sync.Mutex     // guards regions and the transition to closed
 	regions []*mmap.Region // decompressed sections, freed by Close
+
+	claimsOnce sync.Once
+	claimsErr  error // from checkClaims
 }
 
 // Open maps the named file read-only and parses it. Close unmaps it.

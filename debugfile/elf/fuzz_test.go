@@ -134,7 +134,9 @@ func exercise(t *testing.T, data []byte, f *elf.File) {
 		_, err := f.DWARFSection(name)
 		checkErr("DWARFSection", err)
 	}
-	var copied bytes.Buffer
+	// A copy is at most 1000 times the input (plus 1 MiB), as compressed
+	// sections may claim; more means bytes written more than once.
+	copied := cappedBuffer{max: 1000*len(data) + 1<<20}
 	if err := f.WriteDecompressed(&copied); err == nil {
 		g, err := elf.NewFile(copied.Bytes())
 		switch {
@@ -153,6 +155,8 @@ func exercise(t *testing.T, data []byte, f *elf.File) {
 				}
 			}
 		}
+	} else if errors.Is(err, errOverCap) {
+		t.Errorf("WriteDecompressed of %d bytes wrote more than %d", len(data), copied.max)
 	} else {
 		checkErr("WriteDecompressed", err)
 	}
@@ -164,4 +168,19 @@ func exercise(t *testing.T, data []byte, f *elf.File) {
 		}
 	}
 	_ = f.IsPIE()
+}
+
+// cappedBuffer is a bytes.Buffer that refuses to grow past max bytes.
+type cappedBuffer struct {
+	bytes.Buffer
+	max int
+}
+
+var errOverCap = errors.New("cappedBuffer: over its limit")
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	if b.Len()+len(p) > b.max {
+		return 0, errOverCap
+	}
+	return b.Buffer.Write(p)
 }
