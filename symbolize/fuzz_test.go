@@ -12,18 +12,20 @@ import (
 
 // FuzzBuildObject feeds whole object files through what the server does
 // with an uploaded debug file: parse it, build its symcache, read the
-// symcache back and look addresses up. The seeds are the project's C
-// program, compiled by clang-14 with DWARF 4 and 5 and by gcc, so that
-// mutations land in real debug information. Hostile input may fail with
+// symcache back and look addresses up. The seeds are the debug files of
+// the project's C program, compiled by clang-14 (DWARF 5; DWARF 4 with
+// zlib-compressed sections; a Mach-O dSYM) and by gcc, so that mutations
+// land in real debug information. Hostile input may fail with
 // an error anywhere, but must not panic or hang, and whatever is built
 // must parse.
 func FuzzBuildObject(f *testing.F) {
 	for _, s := range []fixture.Spec{
 		{Lang: "c", Compiler: "clang", Opt: 2, DWARF: 5},
-		{Lang: "c", Compiler: "clang", Opt: 2, DWARF: 4},
+		{Lang: "c", Compiler: "clang", Opt: 2, DWARF: 4, Compress: "zlib"},
 		{Lang: "c", Compiler: "gcc", Opt: 1},
+		{Lang: "macho-c", Compiler: "clang", Opt: 2, Arch: "arm64"},
 	} {
-		data, err := os.ReadFile(fixture.Build(f, s).Path)
+		data, err := os.ReadFile(fixture.Build(f, s).DWARFPath)
 		if err != nil {
 			f.Fatal(err)
 		}
