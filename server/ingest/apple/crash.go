@@ -124,7 +124,11 @@ func (p *crashParser) parseLine(line string) error {
 				if !ok {
 					return p.errorf("backtrace address %.40q is not hexadecimal", tok)
 				}
-				addFrame(p.cur, report.Frame{Addr: report.Addr(addr)})
+				f := report.Frame{Addr: report.Addr(addr)}
+				if addr == 0 {
+					f.Function = unknownFrame // as a numbered frame at 0x0 is
+				}
+				addFrame(p.cur, f)
 			}
 			return nil
 		}
