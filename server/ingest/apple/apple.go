@@ -399,6 +399,7 @@ func crashedThread(r *report.Report) *report.Thread {
 // addFrame appends f to t unless t holds MaxFrames frames already, in which
 // case it marks t truncated.
 func addFrame(t *report.Thread, f report.Frame) {
+	nameUnknown(&f)
 	if len(t.Frames) >= MaxFrames {
 		t.Truncated = true
 		return
@@ -409,6 +410,14 @@ func addFrame(t *report.Thread, f report.Frame) {
 // unknownFrame is the function name given to a frame that has neither an
 // address nor a symbol: "???", as Apple's reports print an unknown name.
 const unknownFrame = "???"
+
+// nameUnknown names f unknownFrame when it has neither an address nor a
+// function: report validation rejects such a frame, and with it the report.
+func nameUnknown(f *report.Frame) {
+	if f.Addr == 0 && f.Function == "" {
+		f.Function = unknownFrame
+	}
+}
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 

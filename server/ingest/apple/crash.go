@@ -124,11 +124,7 @@ func (p *crashParser) parseLine(line string) error {
 				if !ok {
 					return p.errorf("backtrace address %.40q is not hexadecimal", tok)
 				}
-				f := report.Frame{Addr: report.Addr(addr)}
-				if addr == 0 {
-					f.Function = unknownFrame // as a numbered frame at 0x0 is
-				}
-				addFrame(p.cur, f)
+				addFrame(p.cur, report.Frame{Addr: report.Addr(addr)})
 			}
 			return nil
 		}
@@ -318,9 +314,6 @@ func parseFrame(s string) (report.Frame, error) {
 		f.Module = image
 	}
 	parseSymbol(sym, &f)
-	if f.Addr == 0 && f.Function == "" {
-		f.Function = unknownFrame
-	}
 	return f, nil
 }
 

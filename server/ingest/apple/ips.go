@@ -407,9 +407,7 @@ func (p *ipsParser) frames(t *report.Thread, fs []ipsFrame, where string) error 
 			fr.Addr = report.Addr(addr)
 			fr.Module = string(img.Name)
 		}
-		if fr.Addr == 0 && fr.Function == "" {
-			fr.Function = unknownFrame
-		}
+		nameUnknown(&fr)
 		t.Frames = append(t.Frames, fr)
 	}
 	return nil
