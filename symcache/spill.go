@@ -117,13 +117,18 @@ func (s *spill) each(size int, fn func([]byte)) error {
 	if err := s.failed(); err != nil {
 		return err
 	}
-	r := bufio.NewReaderSize(io.NewSectionReader(s.f, 0, s.n), 64<<10)
-	rec := make([]byte, size)
-	for i := int64(0); i+int64(size) <= s.n; i += int64(size) {
-		if _, err := io.ReadFull(r, rec); err != nil {
+	// Whole records at a time: reading them one by one through a
+	// buffered reader cost as much as packing them.
+	buf := make([]byte, (64<<10)/size*size)
+	for off := int64(0); off+int64(size) <= s.n; {
+		chunk := buf[:min(int64(len(buf)), (s.n-off)/int64(size)*int64(size))]
+		if _, err := s.f.ReadAt(chunk, off); err != nil {
 			return err
 		}
-		fn(rec)
+		for p := 0; p < len(chunk); p += size {
+			fn(chunk[p : p+size])
+		}
+		off += int64(len(chunk))
 	}
 	return nil
 }

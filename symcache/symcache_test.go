@@ -456,11 +456,10 @@ func TestBuilderMisuse(t *testing.T) {
 	}
 }
 
-// TestSpill builds a cache whose tables outgrow memory and move to
-// temporary files, and checks it against the model.
-func TestSpill(t *testing.T) {
+// spillSpec returns a cache whose tables outgrow memory and move to
+// temporary files.
+func spillSpec() *cacheSpec {
 	c := &cacheSpec{b: symcache.NewBuilder(testInfo), fileNames: map[uint32]string{}, funcNames: map[uint32]string{}}
-	defer c.b.Close()
 	f := c.file("/src/big.c")
 	var fns []uint32
 	for i := range 20000 {
@@ -476,6 +475,14 @@ func TestSpill(t *testing.T) {
 	for i := range 60000 {
 		c.rng(symcache.Range{Start: 0x10000 + uint64(i)*3, Loc: uint32(i), Line: uint32(i % 97)})
 	}
+	return c
+}
+
+// TestSpill checks a cache whose tables moved to temporary files against
+// the model.
+func TestSpill(t *testing.T) {
+	c := spillSpec()
+	defer c.b.Close()
 	var buf bytes.Buffer
 	if _, err := c.b.WriteTo(&buf); err != nil {
 		t.Fatal(err)
@@ -488,6 +495,40 @@ func TestSpill(t *testing.T) {
 		if !ok || !slices.Equal(chain(t, loc), want) {
 			t.Fatalf("Lookup(%#x) = %v, want %+v", a, ok, want)
 		}
+	}
+}
+
+// TestWriteToFile checks that a symcache written to a file, where its
+// tables are written in parallel at their offsets, has the bytes of one
+// written sequentially, wherever in the file it starts, and that the
+// file's offset ends after it.
+func TestWriteToFile(t *testing.T) {
+	c := spillSpec()
+	defer c.b.Close()
+	var want bytes.Buffer
+	if _, err := c.b.WriteTo(&want); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	prefix := []byte("prefix")
+	f.Write(prefix)
+	c2 := spillSpec()
+	defer c2.b.Close()
+	n, err := c2.b.WriteTo(f)
+	if err != nil || n != int64(want.Len()) {
+		t.Fatalf("WriteTo = %d, %v; want %d bytes", n, err, want.Len())
+	}
+	f.Write([]byte("suffix"))
+	got, err := os.ReadFile(f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, slices.Concat(prefix, want.Bytes(), []byte("suffix"))) {
+		t.Errorf("file holds %d bytes, differing from the sequential %d between a prefix and a suffix", len(got), want.Len())
 	}
 }
 

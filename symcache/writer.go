@@ -367,7 +367,70 @@ func (b *Builder) WriteTo(w io.Writer) (int64, error) {
 	}
 	h.layout()
 
-	cw := &countWriter{w: bufio.NewWriterSize(w, 64<<10)}
+	if f, base, ok := positioned(w); ok {
+		return b.writeAt(f, base, &h, plan, &funcs)
+	}
+	cw := newCountWriter(w, 0)
+	b.writeFront(cw, &h, &funcs)
+	b.writeLocs(cw, &h)
+	b.writeBack(cw, &h, plan)
+	return cw.n, cw.flush()
+}
+
+// positioned returns w as a file written at offsets, and the offset where
+// writing starts, when it is one.
+func positioned(w io.Writer) (io.WriterAt, int64, bool) {
+	f, ok := w.(interface {
+		io.WriterAt
+		io.Seeker
+	})
+	if !ok {
+		return nil, 0, false
+	}
+	base, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return nil, 0, false // a pipe
+	}
+	if _, err := f.WriteAt(nil, base); err != nil {
+		return nil, 0, false // a file opened for appending
+	}
+	return f, base, true
+}
+
+// writeAt writes the symcache at offset base of f, the front tables and the
+// location records on one goroutine and the range and string tables on
+// another: a big file's locations are repacked from temporary storage and
+// its range entries and strings copied from it, each a good part of the
+// time a build takes, and they land in different parts of the file. It
+// leaves f's offset after the symcache, as a sequential write would.
+func (b *Builder) writeAt(f io.WriterAt, base int64, h *header, plan *rangePlan, funcs *funcTable) (int64, error) {
+	back := newCountWriter(io.NewOffsetWriter(f, base+int64(h.startsOff)), int64(h.startsOff))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b.writeBack(back, h, plan)
+		back.err = back.flush()
+	}()
+	front := newCountWriter(io.NewOffsetWriter(f, base), 0)
+	b.writeFront(front, h, funcs)
+	b.writeLocs(front, h)
+	err := front.flush()
+	<-done
+	if err == nil {
+		err = back.err
+	}
+	if err == nil {
+		_, err = f.(io.Seeker).Seek(base+int64(h.size), io.SeekStart)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return int64(h.size), nil
+}
+
+// writeFront writes the header, the files and the function records, up
+// to the location records.
+func (b *Builder) writeFront(cw *countWriter, h *header, funcs *funcTable) {
 	var head [headerSize]byte
 	h.encode(head[:])
 	cw.Write(head[:])
@@ -384,6 +447,11 @@ func (b *Builder) WriteTo(w io.Writer) (int64, error) {
 	}
 	pk.finish(h.nFuncs)
 	cw.pad(h.locsOff)
+}
+
+// writeLocs writes the location records, up to the block starts.
+func (b *Builder) writeLocs(cw *countWriter, h *header) {
+	var pk packer
 	pk.reset(cw, h.locWidths[:])
 	if err := b.locs.each(locRecSize, func(raw []byte) {
 		var rec [locFields]uint32
@@ -392,10 +460,16 @@ func (b *Builder) WriteTo(w io.Writer) (int64, error) {
 		}
 		pk.add(rec[:])
 	}); err != nil {
-		return cw.n, err
+		cw.fail(err)
+		return
 	}
 	pk.finish(h.nLocs)
 	cw.pad(h.startsOff)
+}
+
+// writeBack writes the block starts and offsets, the range entries and
+// the strings: the rest of the file.
+func (b *Builder) writeBack(cw *countWriter, h *header, plan *rangePlan) {
 	for _, blk := range plan.blocks {
 		cw.u32(uint32(blk.start - h.addrBase))
 	}
@@ -408,17 +482,14 @@ func (b *Builder) WriteTo(w io.Writer) (int64, error) {
 		if part.tail != nil {
 			cw.Write(part.tail)
 		} else if err := b.entries.copyTo(cw, part.bytes[0], part.bytes[1]-part.bytes[0]); err != nil {
-			return cw.n, err
+			cw.fail(err)
+			return
 		}
 	}
 	cw.pad(h.stringsOff)
 	if err := b.strs.copyTo(cw, 0, b.strs.n); err != nil {
-		return cw.n, err
+		cw.fail(err)
 	}
-	if cw.err == nil {
-		cw.err = cw.w.(*bufio.Writer).Flush()
-	}
-	return cw.n, cw.err
 }
 
 // rangePlan is the range section as it will be written: the blocks with
@@ -565,18 +636,38 @@ func (p *packer) finish(n uint32) {
 	p.buf = p.buf[:0]
 }
 
-// countWriter counts what it writes and keeps the first error.
+// countWriter counts what it writes, from a starting offset, through a
+// buffer, and keeps the first error.
 type countWriter struct {
-	w   io.Writer
+	buf *bufio.Writer
 	n   int64
 	err error
+}
+
+func newCountWriter(w io.Writer, n int64) *countWriter {
+	return &countWriter{buf: bufio.NewWriterSize(w, 64<<10), n: n}
+}
+
+// fail records err unless an error came first.
+func (c *countWriter) fail(err error) {
+	if c.err == nil {
+		c.err = err
+	}
+}
+
+// flush writes out the buffer and returns the first error.
+func (c *countWriter) flush() error {
+	if c.err == nil {
+		c.err = c.buf.Flush()
+	}
+	return c.err
 }
 
 func (c *countWriter) Write(p []byte) (int, error) {
 	if c.err != nil {
 		return 0, c.err
 	}
-	n, err := c.w.Write(p)
+	n, err := c.buf.Write(p)
 	c.n += int64(n)
 	c.err = err
 	return n, err
