@@ -575,8 +575,10 @@ func TestKillDuringDump(t *testing.T) {
 	}
 }
 
+// beats returns the normal heartbeat's count of beats from a reply to "hb".
 func beats(hb string) int {
-	_, s, _ := strings.Cut(hb, "beats=")
+	_, s, _ := strings.Cut(hb, " beats=")
+	s, _, _ = strings.Cut(s, " ")
 	n, _ := strconv.Atoi(s)
 	return n
 }
