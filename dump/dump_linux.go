@@ -434,6 +434,11 @@ func captureEach(ctx context.Context, dir *taskDir, first *threadList, maps []Ma
 				if !more {
 					break
 				}
+				// Borrowed before the interrupt. The kernel then wakes a
+				// real-time thread on another CPU than the pinned
+				// tracer's, which adds ≈ 50 µs to its median pause;
+				// borrowed after, its pause kept the tail of milliseconds
+				// it has without borrowing (bench/dump.md).
 				prio.set(max(p.rtPriority, rtInFlight()))
 				f := flight{pending: p, t0: time.Now()}
 				f.deadline = f.t0.Add(stopTimeout)
