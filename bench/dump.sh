@@ -2,7 +2,7 @@
 # Benchmarks `backtrail dump` against `eu-stack -p` (with and without -i)
 # and `gdb -batch -ex 'thread apply all bt' -p`, in the same run, on the
 # project's target program (testdata/src/dump/parked.c, gcc -O2 -g) with N
-# threads parked at depth D plus a heartbeat thread. Prints, per
+# threads parked at depth D plus two heartbeat threads. Prints, per
 # configuration, the median wall time and CPU time (user+sys) of each tool,
 # the ratios, and two measures of the pause the dump inflicts:
 #
@@ -11,9 +11,17 @@
 #     all threads of all runs, and the "held" part after the thread had
 #     stopped (backtrail's own work; the rest is the kernel scheduling the
 #     thread into its stop);
-#   - heartbeat: the longest gap beyond its 200 µs sleep that the target's
-#     heartbeat thread saw during each tool's runs, with a baseline
-#     measured while no tool ran (scheduler noise).
+#   - heartbeats: the longest gap beyond its 200 µs sleep that each of the
+#     target's two heartbeat threads saw during each tool's runs, with a
+#     baseline measured while no tool ran. The real-time heartbeat
+#     (SCHED_FIFO, as cyclictest measures) takes a CPU the moment it is
+#     woken, so its gaps are the tool's pauses plus the timer's and the
+#     hypervisor's latency; the normal one also waits for a CPU behind
+#     other users' processes. Each gap comes with its run delay (time
+#     spent runnable, waiting for a CPU, from the thread's schedstat), and
+#     for the normal heartbeat the longest gap less its run delay is shown
+#     too. The target runs at normal priority apart from that thread, and
+#     needs root or CAP_SYS_NICE for it.
 #
 # backtrail's cache of uncompressed debug files (see dump.Options.CacheDir)
 # is emptied before each configuration; the first run fills it and is
@@ -45,7 +53,7 @@ target_pid=""
 start_target() { # threads depth
   rm -f "$work/ctl"
   mkfifo "$work/ctl"
-  "$work/parked" -t "$1" -d "$2" -H 200 < "$work/ctl" > "$work/target.out" 2>&1 &
+  "$work/parked" -t "$1" -d "$2" -H 200 -R 200 < "$work/ctl" > "$work/target.out" 2>&1 &
   target_pid=$!
   exec 3>"$work/ctl"
   for _ in $(seq 300); do grep -q '^ready' "$work/target.out" && return; sleep 0.1; done
@@ -57,7 +65,9 @@ stop_target() {
   exec 3>&-
   wait "$target_pid" 2>/dev/null || true
 }
-# hb prints the heartbeat's worst gap (µs) since the last call, and resets it.
+# hb prints the heartbeats' figures (µs) since the last call, and resets
+# them: the normal heartbeat's longest gap, its run delay, and the longest
+# gap less its run delay, then the same three for the real-time heartbeat.
 hb() {
   local n
   n=$(grep -c '^hb ' "$work/target.out" || true)
@@ -66,11 +76,12 @@ hb() {
     [ "$(grep -c '^hb ' "$work/target.out" || true)" -gt "$n" ] && break
     sleep 0.01
   done
-  grep '^hb ' "$work/target.out" | tail -1 | sed 's/.*max_us=\([0-9]*\).*/\1/'
+  grep '^hb ' "$work/target.out" | tail -1 |
+    sed 's/^hb max_us=\([0-9-]*\) wait_us=\([0-9-]*\) away_us=\([0-9-]*\) .* rt_max_us=\([0-9-]*\) rt_wait_us=\([0-9-]*\) rt_away_us=\([0-9-]*\) .*/\1 \2 \3 \4 \5 \6/'
 }
 # once NAME CMD...: runs CMD once, appending its wall and CPU seconds to
 # $work/NAME.runs, its --stats line to $work/NAME.stats, and its worst
-# heartbeat gap to $work/NAME.hb; its output is left in $work/NAME.out.
+# heartbeat figures to $work/NAME.hb; its output is left in $work/NAME.out.
 once() {
   local name=$1 t0 t1
   shift
@@ -82,16 +93,26 @@ once() {
   echo "$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.3f", d / 1e9 }') $(tail -1 "$work/$name.time" | awk '{printf "%.2f", $1 + $2}')" >> "$work/$name.runs"
   hb >> "$work/$name.hb"
 }
-# summary NAME: sets time_s and cpu_s (medians, seconds), pause_us (worst
-# heartbeat gap), frames, and first_s (the first run's time) from once's files.
+# summary NAME: sets time_s and cpu_s (medians, seconds), frames, and
+# first_s (the first run's time) from once's files, and the heartbeats'
+# worst figures (see hbsum).
 summary() {
   local n
   n=$(wc -l < "$work/$1.runs")
   first_s=$(head -1 "$work/$1.runs" | cut -d' ' -f1)
   time_s=$(cut -d' ' -f1 "$work/$1.runs" | sort -n | sed -n "$(( (n + 1) / 2 ))p")
   cpu_s=$(cut -d' ' -f2 "$work/$1.runs" | sort -n | sed -n "$(( (n + 1) / 2 ))p")
-  pause_us=$(sort -n "$work/$1.hb" | tail -1)
+  hbsum "$1"
   frames=$(grep -c '^#' "$work/$1.out" || true)
+}
+# hbsum NAME: sets, from $work/NAME.hb, pause_us and pause_wait (the normal
+# heartbeat's longest gap and its run delay), away_us (its longest gap
+# less run delay), and rt_us and rt_wait (the real-time heartbeat's
+# longest gap and its run delay).
+hbsum() {
+  read -r pause_us pause_wait _ <<< "$(sort -n -k1,1 "$work/$1.hb" | tail -1)"
+  away_us=$(cut -d' ' -f3 "$work/$1.hb" | sort -n | tail -1)
+  read -r _ _ _ rt_us rt_wait _ <<< "$(sort -n -k4,4 "$work/$1.hb" | tail -1)"
 }
 # reset NAME...: forgets the runs of each NAME.
 reset() {
@@ -121,18 +142,27 @@ direct() {
 fmt_pause() { awk -v u="$1" 'BEGIN { if (u >= 10000) printf "%.0f ms", u / 1000; else if (u >= 1000) printf "%.1f ms", u / 1000; else printf "%d µs", u }'; }
 frac() { echo "$1 / $2"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f×", (b > 0 ? a / b : 0) }'; }
+# hbcells NAME: the heartbeat table's three cells for NAME's runs,
+# separated by "|": real-time, normal, normal less run delay.
+hbcells() {
+  hbsum "$1"
+  echo "$(fmt_pause "$rt_us") ($(fmt_pause "$rt_wait") wait)|$(fmt_pause "$pause_us") ($(fmt_pause "$pause_wait") wait)|$(fmt_pause "$away_us")"
+}
 
 rows=()
 prows=()
+hrows=()
 brows=()
 for c in "${configs[@]}"; do
   threads=${c%x*} depth=${c#*x}
   start_target "$threads" "$depth"
   pid=$target_pid
+  # The baseline: two windows of a second without any tool.
   sleep 1
   hb > /dev/null
-  sleep 1
-  base=$(hb)
+  reset none
+  for _ in 1 2; do sleep 1; hb >> "$work/none.hb"; done
+  IFS='|' read -r none_rt none_n none_a <<< "$(hbcells none)"
   rm -rf "$XDG_CACHE_HOME"
   if [ -n "$base_bin" ]; then
     # This tree and BASE take turns, run by run, on the same target,
@@ -144,25 +174,32 @@ for c in "${configs[@]}"; do
       once bt "$work/backtrail" dump --stats "$pid"
       once base "$base_bin" dump --stats "$pid"
     done
-    summary base; base_t=$time_s base_c=$cpu_s base_p=$pause_us base_cold=$first_s
+    summary base; base_t=$time_s base_c=$cpu_s base_p=$pause_us base_rt=$rt_us base_cold=$first_s
     read -r base_dm base_dp base_hm base_hp <<< "$(direct base)"
     summary bt; first_s=$cold_s
   else
     measure bt "$runs" "$work/backtrail" dump --stats "$pid"
   fi
-  bt_t=$time_s bt_c=$cpu_s bt_p=$pause_us bt_f=$frames bt_cold=$first_s
+  bt_t=$time_s bt_c=$cpu_s bt_p=$pause_us bt_rtp=$rt_us bt_f=$frames bt_cold=$first_s
+  IFS='|' read -r bt_rt bt_n bt_a <<< "$(hbcells bt)"
   read -r bt_dm bt_dp bt_hm bt_hp <<< "$(direct bt)"
-  measure btf "$runs" "$work/backtrail" dump --stats --freeze "$pid"; btf_t=$time_s btf_p=$pause_us
+  measure btf "$runs" "$work/backtrail" dump --stats --freeze "$pid"; btf_t=$time_s
+  IFS='|' read -r btf_rt btf_n btf_a <<< "$(hbcells btf)"
   read -r btf_dm _ _ _ <<< "$(direct btf)"
   measure eu "$runs" eu-stack -p "$pid"; eu_t=$time_s eu_c=$cpu_s
-  measure eui "$runs" eu-stack -p "$pid" -i; eui_t=$time_s eui_c=$cpu_s eui_p=$pause_us eui_f=$frames
+  measure eui "$runs" eu-stack -p "$pid" -i; eui_t=$time_s eui_c=$cpu_s eui_f=$frames
+  IFS='|' read -r eui_rt eui_n eui_a <<< "$(hbcells eui)"
   gruns=$runs
   [ $((threads * depth)) -ge 100000 ] && gruns=1
-  measure gdb "$gruns" gdb -batch -ex 'thread apply all bt' -p "$pid"; gdb_t=$time_s gdb_c=$cpu_s gdb_p=$pause_us
+  measure gdb "$gruns" gdb -batch -ex 'thread apply all bt' -p "$pid"; gdb_t=$time_s gdb_c=$cpu_s
+  IFS='|' read -r gdb_rt gdb_n gdb_a <<< "$(hbcells gdb)"
   stop_target
   rows+=("| $threads × $depth | $bt_t s ($bt_c) | $bt_cold s | $btf_t s | $eu_t s ($eu_c) | $eui_t s ($eui_c) | $gdb_t s ($gdb_c) | **$(ratio "$eui_t" "$bt_t")** ($(ratio "$eu_t" "$bt_t") no -i) | **$(ratio "$gdb_t" "$bt_t")** | $(frac "$bt_f" "$eui_f") |")
-  [ -n "$base_bin" ] && brows+=("| $threads × $depth | $bt_t s ($bt_c) | $base_t s ($base_c) | $(ratio "$base_t" "$bt_t") | $(fmt_pause "$bt_dm") / $(fmt_pause "$base_dm") | $(fmt_pause "$bt_dp") / $(fmt_pause "$base_dp") | $(fmt_pause "$bt_hm") / $(fmt_pause "$base_hm") | $(fmt_pause "$bt_hp") / $(fmt_pause "$base_hp") | $(fmt_pause "$bt_p") / $(fmt_pause "$base_p") |")
-  prows+=("| $threads × $depth | $(fmt_pause "$bt_dm") | $(fmt_pause "$bt_dp") | $(fmt_pause "$bt_hm") | $(fmt_pause "$bt_hp") | $(fmt_pause "$btf_dm") | $(fmt_pause "$bt_p") | $(fmt_pause "$btf_p") | $(fmt_pause "$eui_p") | $(fmt_pause "$gdb_p") | $(fmt_pause "$base") |")
+  [ -n "$base_bin" ] && brows+=("| $threads × $depth | $bt_t s ($bt_c) | $base_t s ($base_c) | $(ratio "$base_t" "$bt_t") | $(fmt_pause "$bt_dm") / $(fmt_pause "$base_dm") | $(fmt_pause "$bt_dp") / $(fmt_pause "$base_dp") | $(fmt_pause "$bt_hm") / $(fmt_pause "$base_hm") | $(fmt_pause "$bt_hp") / $(fmt_pause "$base_hp") | $(fmt_pause "$bt_rtp") / $(fmt_pause "$base_rt") | $(fmt_pause "$bt_p") / $(fmt_pause "$base_p") |")
+  prows+=("| $threads × $depth | $(fmt_pause "$bt_dm") | $(fmt_pause "$bt_dp") | $(fmt_pause "$bt_hm") | $(fmt_pause "$bt_hp") | $(fmt_pause "$btf_dm") |")
+  hrows+=("| $threads × $depth | real-time | $bt_rt | $btf_rt | $eui_rt | $gdb_rt | $none_rt |")
+  hrows+=("| | normal | $bt_n | $btf_n | $eui_n | $gdb_n | $none_n |")
+  hrows+=("| | normal less run delay | $bt_a | $btf_a | $eui_a | $gdb_a | $none_a |")
   echo "done $c: backtrail $bt_t s, eu-stack -i $eui_t s, gdb $gdb_t s (load $(cut -d' ' -f1 /proc/loadavg))" >&2
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -173,16 +210,22 @@ echo "| threads × depth | backtrail dump | cold | --freeze | eu-stack | eu-stac
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 printf '%s\n' "${rows[@]}"
 echo
-echo "Pauses. Direct: backtrail's per-thread measure (--stats), worst over all threads of all runs: pause = PTRACE_INTERRUPT → detach returned; held = thread stopped → detach returned. Heartbeat: the target's heartbeat thread's longest gap during each tool's runs; baseline without any tool."
+echo "Pauses measured by backtrail per thread (--stats), worst over all threads of all runs: pause = PTRACE_INTERRUPT → detach returned; held = thread stopped → detach returned."
 echo
-echo "| threads × depth | pause max | pause p99 | held max | held p99 | --freeze pause | heartbeat: backtrail | --freeze | eu-stack -i | gdb | baseline |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| threads × depth | pause max | pause p99 | held max | held p99 | --freeze pause |"
+echo "|---|---:|---:|---:|---:|---:|"
 printf '%s\n' "${prows[@]}"
+echo
+echo "Pauses seen by the target's heartbeats: the longest gap beyond the 200 µs sleep during each tool's runs (in parentheses: the run delay within that gap, time spent waiting for a CPU); no tool: two 1 s windows before the runs."
+echo
+echo "| threads × depth | heartbeat | backtrail | --freeze | eu-stack -i | gdb | no tool |"
+echo "|---|---|---:|---:|---:|---:|---:|"
+printf '%s\n' "${hrows[@]}"
 if [ -n "$base_bin" ]; then
   echo
   echo "This tree against BASE=$base_bin, taking turns run by run on the same target (default mode; wall median with CPU, and the pause figures as above, this tree / BASE)."
   echo
-  echo "| threads × depth | backtrail dump | BASE | BASE ÷ this | pause max | pause p99 | held max | held p99 | heartbeat |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| threads × depth | backtrail dump | BASE | BASE ÷ this | pause max | pause p99 | held max | held p99 | real-time heartbeat | normal heartbeat |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   printf '%s\n' "${brows[@]}"
 fi

@@ -23,17 +23,20 @@
 // there (the dumper's unwinding included). The thread then runs again
 // while its copied stack is unwound and symbolized by a bounded pool of
 // goroutines, in parallel with the capture of the next threads; the
-// copies are recycled. The tracer runs at the ordinary priority: raising
-// it to a real-time one while it holds a thread, so that nothing preempts
-// it then, cost two system calls and a switch of scheduling class per
-// thread, more than the preemptions it prevented. While it waits for a stop it sleeps,
-// woken early by the SIGCHLD of the stop, without giving up its Go P, and
-// it yields to the Go scheduler only between threads, so that it never
-// waits for a P with threads stopped. The threads are listed, and their
-// names, states and last CPUs read from /proc ahead of the tracer, by
-// another goroutine while the maps are read and the modules opened; the
-// second listing, for threads started during the dump, is made while the
-// tracer takes the last threads of the first.
+// copies are recycled. The tracer runs at the ordinary priority, except
+// while a thread with a real-time priority (SCHED_FIFO, SCHED_RR) is in
+// flight: then it borrows that thread's priority less one, so that no
+// ordinary process can preempt it while it holds that thread, whose
+// latency matters. For ordinary threads the two system calls and switches
+// of scheduling class cost more than the preemptions they prevent. While
+// it waits for a stop it sleeps, woken early by the SIGCHLD of the stop,
+// without giving up its Go P, and it yields to the Go scheduler only
+// between threads, so that it never waits for a P with threads stopped.
+// The threads are listed, and their names, states, last CPUs and
+// real-time priorities read from /proc ahead of the tracer, by another
+// goroutine while the maps are read and the modules opened; the second
+// listing, for threads started during the dump, is made while the tracer
+// takes the last threads of the first.
 // Thread.Pause measures each thread's pause from PTRACE_INTERRUPT until
 // its detach returned, and Thread.Held the part after it had stopped. With
 // Options.Freeze every thread is stopped first (re-reading /proc/PID/task

@@ -385,6 +385,15 @@ func captureEach(ctx context.Context, dir *taskDir, first *threadList, maps []Ma
 		t0, deadline time.Time
 	}
 	var inflight, stuck []flight
+	var prio tracerPriority
+	defer prio.set(0)
+	// rtInFlight is the highest real-time priority of a thread in flight.
+	rtInFlight := func() (p int) {
+		for _, f := range inflight {
+			p = max(p, f.rtPriority)
+		}
+		return p
+	}
 	defer func() {
 		// Every thread asked to stop is released on every path.
 		for _, f := range append(inflight, stuck...) {
@@ -425,6 +434,12 @@ func captureEach(ctx context.Context, dir *taskDir, first *threadList, maps []Ma
 				if !more {
 					break
 				}
+				// Borrowed before the interrupt. The kernel then wakes a
+				// real-time thread on another CPU than the pinned
+				// tracer's, which adds ≈ 50 µs to its median pause;
+				// borrowed after, its pause kept the tail of milliseconds
+				// it has without borrowing (bench/dump.md).
+				prio.set(max(p.rtPriority, rtInFlight()))
 				f := flight{pending: p, t0: time.Now()}
 				f.deadline = f.t0.Add(stopTimeout)
 				if err := seize(f.tid); err != nil {
@@ -477,6 +492,7 @@ func captureEach(ctx context.Context, dir *taskDir, first *threadList, maps []Ma
 					res.notes = append(res.notes, fmt.Sprintf("thread %d: %v", f.tid, err))
 				}
 			}
+			prio.set(rtInFlight())
 			if progress {
 				polls = 0
 			} else if polls++; polls > spinPolls {
@@ -503,9 +519,9 @@ func captureEach(ctx context.Context, dir *taskDir, first *threadList, maps []Ma
 
 // pending is a thread captureEach is to interrupt.
 type pending struct {
-	tid         int
-	idx         int // its place in the dump: its place in the listing
-	name, state string
+	tid int
+	idx int // its place in the dump: its place in the listing
+	taskInfo
 }
 
 // queue hands captureEach the threads to interrupt: those of a listing in
@@ -563,20 +579,18 @@ func (q *queue) pop(idle bool) (p pending, more bool) {
 			continue
 		}
 		q.seen[tid] = true
-		p = pending{tid: tid, idx: q.base + i}
-		var cpu int
-		p.name, p.state, cpu = q.info.get(i)
+		p = pending{tid: tid, idx: q.base + i, taskInfo: q.info.get(i)}
 		if q.cpu.cur < 0 {
 			// The tracer goes where the first thread is.
 			if idle {
-				q.cpu.move(cpu)
+				q.cpu.move(p.cpu)
 			}
 			if q.cpu.cur < 0 {
 				return p, true
 			}
 		}
-		if cpu != q.cpu.cur && q.cpu.usable(cpu) {
-			q.groups[cpu] = append(q.groups[cpu], p)
+		if p.cpu != q.cpu.cur && q.cpu.usable(p.cpu) {
+			q.groups[p.cpu] = append(q.groups[p.cpu], p)
 			q.deferred++
 			continue
 		}
@@ -638,24 +652,24 @@ func (l *threadList) close() {
 	l.info.close()
 }
 
-// threadInfos has the names, states and last CPUs of a list of threads,
-// read in order by a goroutine of its own ahead of the tracer: three
-// system calls per thread that the tracer, which holds threads stopped,
-// then need not make. They are read before the threads are interrupted, as
-// Thread.State says; the tracer reads those it reaches first itself.
+// threadInfos has the names, states, last CPUs and real-time priorities
+// of a list of threads, read in order by a goroutine of its own ahead of
+// the tracer: three system calls per thread that the tracer, which holds
+// threads stopped, then need not make. They are read before the threads
+// are interrupted, as Thread.State says; the tracer reads those it reaches
+// first itself.
 type threadInfos struct {
-	dir           *taskDir
-	tids          []int
-	names, states []string
-	cpus          []int
-	ready         atomic.Int64 // entries filled
-	taken         atomic.Int64 // entries the tracer has asked for
-	stop          atomic.Bool
-	done          chan struct{}
+	dir   *taskDir
+	tids  []int
+	infos []taskInfo
+	ready atomic.Int64 // entries filled
+	taken atomic.Int64 // entries the tracer has asked for
+	stop  atomic.Bool
+	done  chan struct{}
 }
 
 func readAhead(dir *taskDir, tids []int) *threadInfos {
-	ti := &threadInfos{dir: dir, tids: tids, names: make([]string, len(tids)), states: make([]string, len(tids)), cpus: make([]int, len(tids)), done: make(chan struct{})}
+	ti := &threadInfos{dir: dir, tids: tids, infos: make([]taskInfo, len(tids)), done: make(chan struct{})}
 	go func() {
 		defer close(ti.done)
 		for i, tid := range tids {
@@ -666,7 +680,7 @@ func readAhead(dir *taskDir, tids []int) *threadInfos {
 				// The tracer got there first and read it.
 				continue
 			}
-			ti.names[i], ti.states[i], ti.cpus[i] = dir.threadInfo(tid)
+			ti.infos[i] = dir.threadInfo(tid)
 			ti.ready.Store(int64(i + 1))
 			if i%16 == 15 {
 				// As the workers do (see Dump).
@@ -677,11 +691,11 @@ func readAhead(dir *taskDir, tids []int) *threadInfos {
 	return ti
 }
 
-// get returns the name, state and last CPU of the i-th thread.
-func (ti *threadInfos) get(i int) (name, state string, cpu int) {
+// get returns what was read of the i-th thread.
+func (ti *threadInfos) get(i int) taskInfo {
 	ti.taken.Store(int64(i + 1))
 	if int64(i) < ti.ready.Load() {
-		return ti.names[i], ti.states[i], ti.cpus[i]
+		return ti.infos[i]
 	}
 	return ti.dir.threadInfo(ti.tids[i])
 }
@@ -975,7 +989,8 @@ func (w *worker) module(addr uint64) *module {
 
 func (w *worker) thread(s *snapshot) Thread {
 	if s.name == "" && s.state == "" {
-		s.name, s.state, _ = w.dir.threadInfo(s.tid)
+		ti := w.dir.threadInfo(s.tid)
+		s.name, s.state = ti.name, ti.state
 	}
 	t := Thread{TID: s.tid, Name: s.name, State: s.state, Pause: s.pause, Held: s.held, Registers: s.regs.Map()}
 	mem := &snapMemory{base: s.stackBase, data: s.stack, live: w.live}

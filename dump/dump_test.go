@@ -11,12 +11,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/backtrail/backtrail/dump"
 	"github.com/backtrail/backtrail/internal/testenv"
@@ -575,8 +578,89 @@ func TestKillDuringDump(t *testing.T) {
 	}
 }
 
+// beats returns the normal heartbeat's count of beats from a reply to "hb".
 func beats(hb string) int {
-	_, s, _ := strings.Cut(hb, "beats=")
+	_, s, _ := strings.Cut(hb, " beats=")
+	s, _, _ = strings.Cut(s, " ")
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+// TestRealtimeThread dumps a target with a SCHED_FIFO thread (parked's
+// real-time heartbeat), for which the tracer takes a real-time priority
+// while it holds it: the thread is dumped, keeps its priority and keeps
+// beating, no thread stays stopped, and no thread of the dumping process
+// keeps a real-time priority.
+func TestRealtimeThread(t *testing.T) {
+	if !mayRealtime() {
+		t.Skip("no real-time priority for this process (needs CAP_SYS_NICE)")
+	}
+	exe := buildTarget(t, variants[1])
+	tg := start(t, exe, "-t", "8", "-d", "3", "-R", "200")
+	for i := 0; i < 5; i++ {
+		d, err := dump.Dump(context.Background(), tg.pid, dump.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := slices.IndexFunc(d.Threads, func(th dump.Thread) bool { return th.Name == "heartbeat-rt" })
+		if k < 0 {
+			t.Fatalf("dump %d: no heartbeat-rt thread among %v", i, tids(d))
+		}
+		rt := d.Threads[k]
+		if names, _ := targetFrames(rt, exe); !slices.Contains(names, "heartbeat_main") {
+			t.Errorf("dump %d: heartbeat-rt frames %q, want heartbeat_main\n%s", i, names, text(rt))
+		}
+		tg.checkRunning()
+		if p := rtPriority(t, fmt.Sprintf("/proc/%d/task/%d/stat", tg.pid, rt.TID)); p != 80 {
+			t.Errorf("dump %d: heartbeat-rt has real-time priority %d after the dump, want 80", i, p)
+		}
+	}
+	before := tg.ask("hb")
+	time.Sleep(20 * time.Millisecond)
+	after := tg.ask("hb")
+	if rtBeats(before) >= rtBeats(after) {
+		t.Errorf("real-time heartbeat stopped: %q then %q", before, after)
+	}
+	tasks, _ := filepath.Glob("/proc/self/task/*/stat")
+	for _, f := range tasks {
+		if p := rtPriority(t, f); p != 0 {
+			t.Errorf("%s: the dumping process's thread has real-time priority %d", f, p)
+		}
+	}
+}
+
+// mayRealtime says whether this process may take a real-time priority.
+func mayRealtime() bool {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	own, err := unix.SchedGetAttr(0, 0)
+	if err != nil || unix.SchedSetAttr(0, &unix.SchedAttr{Policy: unix.SCHED_FIFO, Priority: 1}, 0) != nil {
+		return false
+	}
+	if err := unix.SchedSetAttr(0, own, 0); err != nil {
+		panic(err) // giving a priority back is always permitted
+	}
+	return true
+}
+
+// rtPriority returns the real-time priority in the stat file at path.
+func rtPriority(t *testing.T, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := dump.ParseStat(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.RTPriority
+}
+
+// rtBeats returns the real-time heartbeat's count of beats from a reply
+// to "hb".
+func rtBeats(hb string) int {
+	_, s, _ := strings.Cut(hb, " rt_beats=")
 	n, _ := strconv.Atoi(s)
 	return n
 }

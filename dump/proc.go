@@ -153,11 +153,17 @@ type procStat struct {
 	State byte
 	PPID  int
 	CPU   int // the CPU the thread last ran on (field 39), -1 if absent
+	// RTPriority is the real-time priority (field 40): 1 to 99 under
+	// SCHED_FIFO and SCHED_RR, 0 otherwise or if absent.
+	RTPriority int
 }
 
-// statCPU is the index of the processor field among those after the
-// command name (the state is 0).
-const statCPU = 39 - 3
+// statCPU and statRTPriority are the indexes of the processor and
+// rt_priority fields among those after the command name (the state is 0).
+const (
+	statCPU        = 39 - 3
+	statRTPriority = 40 - 3
+)
 
 // parseStat parses /proc/PID/stat or /proc/PID/task/TID/stat. The command
 // name is in parentheses and may itself contain ") ". Only the fields it
@@ -173,7 +179,7 @@ func parseStat(b []byte) (procStat, error) {
 	// ") S 123 …": the state letter, the parent's pid, … the CPU.
 	rest := b[j+1:]
 	n := 0
-	for ; n <= statCPU; n++ {
+	for ; n <= statRTPriority; n++ {
 		rest = bytes.TrimLeft(rest, " ")
 		k := bytes.IndexAny(rest, " \n")
 		if k < 0 {
@@ -193,6 +199,8 @@ func parseStat(b []byte) (procStat, error) {
 			if cpu, err := strconv.Atoi(string(f)); err == nil {
 				s.CPU = cpu
 			}
+		case statRTPriority:
+			s.RTPriority, _ = strconv.Atoi(string(f))
 		}
 	}
 	if n < 2 {

@@ -48,25 +48,32 @@ func (d *taskDir) tasks() ([]int, error) {
 	return tids, nil
 }
 
-// threadInfo reads a thread's name (comm), state letter and the CPU it
-// last ran on (-1 if unknown) from its stat file: one read for all, with
-// three system calls (os.ReadFile makes ten, which adds up over thousands
-// of threads).
-func (d *taskDir) threadInfo(tid int) (name, state string, cpu int) {
+// taskInfo is what the dump reads of a thread before it interrupts it.
+type taskInfo struct {
+	name, state string
+	cpu         int // the CPU it last ran on, -1 if unknown
+	rtPriority  int // its real-time priority, 0 if it has none
+}
+
+// threadInfo reads a thread's name (comm), state letter, last CPU and
+// real-time priority from its stat file: one read for all, with three
+// system calls (os.ReadFile makes ten, which adds up over thousands of
+// threads).
+func (d *taskDir) threadInfo(tid int) taskInfo {
 	var path [32]byte
 	p := append(strconv.AppendInt(path[:0], int64(tid), 10), "/stat"...)
 	fd, err := syscall.Openat(d.fd, string(p), syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return "", "", -1
+		return taskInfo{cpu: -1}
 	}
 	var buf [512]byte
 	n, err := syscall.Read(fd, buf[:])
 	syscall.Close(fd)
 	if err != nil || n <= 0 {
-		return "", "", -1
+		return taskInfo{cpu: -1}
 	}
 	if s, err := parseStat(buf[:n]); err == nil {
-		return s.Comm, string(s.State), s.CPU
+		return taskInfo{s.Comm, string(s.State), s.CPU, s.RTPriority}
 	}
-	return "", "", -1
+	return taskInfo{cpu: -1}
 }

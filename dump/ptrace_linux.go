@@ -218,6 +218,52 @@ func (c *tracerCPU) move(cpu int) {
 	c.cur = cpu
 }
 
+// tracerPriority gives the tracer, while it has a thread with a real-time
+// priority in flight, the real-time priority one below that thread's, as
+// a priority-inheriting mutex lends its holder the priority of the
+// thread that waits for it. A thread under SCHED_FIFO or SCHED_RR is one
+// whose latency matters, and a tracer at normal priority that holds it
+// stopped can be preempted by any process for milliseconds. One below, so
+// that the interrupted thread still preempts the tracer to reach its stop
+// and runs the moment it is released. Other threads leave the tracer as
+// it is: for them the two switches per thread cost more time than the
+// preemptions they prevent, and their own wait for a CPU, as they stop
+// and as they resume, is of the same order (bench/dump.md). A tracer that
+// may not take a real-time priority (no CAP_SYS_NICE, RLIMIT_RTPRIO)
+// stays as it is. Tracer thread only.
+type tracerPriority struct {
+	cur    int // the priority lent, 0 if none
+	own    *unix.SchedAttr
+	failed bool
+}
+
+// set lends the tracer real-time priority prio-1 (at least 1), or gives
+// it back its own scheduling for 0.
+func (p *tracerPriority) set(prio int) {
+	if p.failed || prio == p.cur {
+		return
+	}
+	if p.own == nil {
+		own, err := unix.SchedGetAttr(0, 0)
+		if err != nil {
+			p.failed = true
+			return
+		}
+		p.own = own
+	}
+	attr := *p.own
+	if prio > 0 {
+		attr = unix.SchedAttr{Policy: unix.SCHED_FIFO, Priority: uint32(max(prio-1, 1))}
+	}
+	if err := unix.SchedSetAttr(0, &attr, 0); err != nil {
+		// Giving the priority back is always permitted; taking one
+		// that was refused once is not tried again.
+		p.failed = prio > 0
+		return
+	}
+	p.cur = prio
+}
+
 // detach lets tid run again, delivering sig if non-zero. Tracer thread
 // only.
 func detach(tid, sig int) error {

@@ -3,7 +3,7 @@
 // dump hard. It is C that also compiles as C++ (g++ -x c++), for mangled
 // names.
 //
-//	parked [-t THREADS] [-d DEPTH] [-v] [-s] [-x] [-H USEC]
+//	parked [-t THREADS] [-d DEPTH] [-v] [-s] [-x] [-H USEC] [-R USEC]
 //
 //	-t N   worker threads (default 4)
 //	-d N   call depth of each worker: N frames of level_a → level_b →
@@ -13,6 +13,8 @@
 //	-x     add a thread that keeps starting threads that exit at once
 //	-H US  add a heartbeat thread that sleeps US microseconds per beat and
 //	       records the longest gap beyond that (its worst pause)
+//	-R US  add a real-time heartbeat (SCHED_FIFO; needs root or
+//	       CAP_SYS_NICE): the same without most of the scheduler's delays
 //
 // The workers park in read(2) on a pipe, inside park_here, which is
 // static inline and inlined into the level_* functions at -O2. Once all
@@ -20,7 +22,10 @@
 // commands on standard input, one per line:
 //
 //	ping     answer "pong"
-//	hb       print "hb max_us=N beats=M" and reset the maximum
+//	hb       print "hb max_us=N wait_us=W away_us=A beats=M rt_max_us=…"
+//	         (the same four for the real-time heartbeat) and reset them:
+//	         the longest gap, its run delay, the longest gap less its run
+//	         delay (see struct heartbeat); zeros for a heartbeat not asked for
 //	release  wake every parked thread, join the workers, print "released N"
 //	sigs     print "sigs N": how many SIGUSR2 the threads have handled
 //	exit     exit 0
@@ -31,11 +36,15 @@
 #define _GNU_SOURCE
 #endif
 #include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -165,10 +174,32 @@ static void *churn_main(void *arg) {
 	return NULL;
 }
 
-// The heartbeat: the longest gap between beats beyond the sleep.
-static long hb_interval_us;
-static volatile long hb_max_us, hb_beats;
+// A heartbeat sleeps a fixed interval in a loop and records the longest
+// gap between beats beyond that sleep: the longest pause the thread saw.
+// It also reads its own run delay (the time it spent runnable, waiting for
+// a CPU: /proc/self/task/TID/schedstat, second field) at every beat, to
+// tell "waiting for a CPU" from the rest of a gap (stopped by a tracer,
+// or the timer's own latency).
+//
+// The normal heartbeat (-H) runs like any thread; on a shared machine its
+// gaps are mostly the scheduler's. The real-time one (-R) measures the
+// way cyclictest does: SCHED_FIFO priority 80, which preempts every
+// normal thread the moment it is woken, and a timer slack of 1 ns; the
+// program's memory is locked when it starts (mlockall). Its gaps are
+// those of the tracer, and of the timer and the hypervisor.
+struct heartbeat {
+	const char *name;
+	long interval_us;
+	int realtime;
+	pthread_t th;
+	volatile long max_us;  // the longest gap beyond the sleep
+	volatile long wait_us; // the run delay during that gap
+	volatile long away_us; // the longest gap less its run delay
+	volatile long beats;
+};
+
 static volatile int hb_stop;
+static struct heartbeat hb_normal = {"heartbeat"}, hb_rt = {"heartbeat-rt", 0, 1};
 
 static long now_us(void) {
 	struct timespec ts;
@@ -176,22 +207,57 @@ static long now_us(void) {
 	return ts.tv_sec * 1000000L + ts.tv_nsec / 1000;
 }
 
+// run_delay_us returns the calling thread's run delay from its schedstat
+// file fd, or 0 if it cannot be read.
+static long run_delay_us(int fd) {
+	char buf[96];
+	ssize_t n = fd < 0 ? -1 : pread(fd, buf, sizeof buf - 1, 0);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	char *p = strchr(buf, ' ');
+	return p == NULL ? 0 : strtol(p + 1, NULL, 10) / 1000;
+}
+
 static void *heartbeat_main(void *arg) {
-	(void)arg;
-	pthread_setname_np(pthread_self(), "heartbeat");
+	struct heartbeat *h = (struct heartbeat *)arg;
+	pthread_setname_np(pthread_self(), h->name);
+	if (h->realtime) {
+		struct sched_param sp = {.sched_priority = 80};
+		int err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+		if (err != 0) {
+			fprintf(stderr, "parked: -R needs SCHED_FIFO (root or CAP_SYS_NICE): %s\n", strerror(err));
+			exit(1);
+		}
+		prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0);
+	}
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", (long)syscall(SYS_gettid));
+	int fd = open(path, O_RDONLY);
 	announce();
-	struct timespec ts = {hb_interval_us / 1000000, (hb_interval_us % 1000000) * 1000};
-	long last = now_us();
+	struct timespec ts = {h->interval_us / 1000000, (h->interval_us % 1000000) * 1000};
+	long last = now_us(), last_wait = run_delay_us(fd);
 	while (!hb_stop) {
 		nanosleep(&ts, NULL);
-		long t = now_us();
-		long gap = t - last - hb_interval_us;
-		if (gap > hb_max_us)
-			hb_max_us = gap;
-		hb_beats++;
+		long t = now_us(), w = run_delay_us(fd);
+		long gap = t - last - h->interval_us, wait = w - last_wait;
+		if (gap > h->max_us) {
+			h->max_us = gap;
+			h->wait_us = wait;
+		}
+		if (gap - wait > h->away_us)
+			h->away_us = gap - wait;
+		h->beats++;
 		last = t;
+		last_wait = w;
 	}
 	return NULL;
+}
+
+// report prints a heartbeat's figures after prefix and resets them.
+static void report(const char *prefix, struct heartbeat *h) {
+	printf("%smax_us=%ld %swait_us=%ld %saway_us=%ld %sbeats=%ld", prefix, h->max_us, prefix, h->wait_us, prefix, h->away_us, prefix, h->beats);
+	h->max_us = h->wait_us = h->away_us = 0;
 }
 
 // workers_reading waits (up to 5 s) until every worker and the signal
@@ -235,21 +301,24 @@ static void workers_reading(void) {
 int main(int argc, char **argv) {
 	int nthreads = 4, depth = 5, vary = 0, sigthread = 0, churn = 0;
 	int opt;
-	while ((opt = getopt(argc, argv, "t:d:vsxH:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:d:vsxH:R:")) != -1) {
 		switch (opt) {
 		case 't': nthreads = atoi(optarg); break;
 		case 'd': depth = atoi(optarg); break;
 		case 'v': vary = 1; break;
 		case 's': sigthread = 1; break;
 		case 'x': churn = 1; break;
-		case 'H': hb_interval_us = atol(optarg); break;
+		case 'H': hb_normal.interval_us = atol(optarg); break;
+		case 'R': hb_rt.interval_us = atol(optarg); break;
 		default:
-			fprintf(stderr, "usage: parked [-t N] [-d N] [-v] [-s] [-x] [-H USEC]\n");
+			fprintf(stderr, "usage: parked [-t N] [-d N] [-v] [-s] [-x] [-H USEC] [-R USEC]\n");
 			return 2;
 		}
 	}
 	if (depth < 1)
 		depth = 1;
+	if (hb_rt.interval_us > 0 && mlockall(MCL_CURRENT | MCL_FUTURE) != 0)
+		perror("mlockall");
 	if (pipe(park_fd) != 0) {
 		perror("pipe");
 		return 1;
@@ -280,7 +349,7 @@ int main(int argc, char **argv) {
 		}
 		want++;
 	}
-	pthread_t sig_th, churn_th, hb_th;
+	pthread_t sig_th, churn_th;
 	if (sigthread) {
 		pthread_create(&sig_th, NULL, signal_main, NULL);
 		want++;
@@ -289,8 +358,12 @@ int main(int argc, char **argv) {
 		pthread_create(&churn_th, NULL, churn_main, NULL);
 		want++;
 	}
-	if (hb_interval_us > 0) {
-		pthread_create(&hb_th, NULL, heartbeat_main, NULL);
+	if (hb_normal.interval_us > 0) {
+		pthread_create(&hb_normal.th, NULL, heartbeat_main, &hb_normal);
+		want++;
+	}
+	if (hb_rt.interval_us > 0) {
+		pthread_create(&hb_rt.th, NULL, heartbeat_main, &hb_rt);
 		want++;
 	}
 	pthread_mutex_lock(&mu);
@@ -306,8 +379,11 @@ int main(int argc, char **argv) {
 		if (strncmp(line, "ping", 4) == 0) {
 			printf("pong\n");
 		} else if (strncmp(line, "hb", 2) == 0) {
-			printf("hb max_us=%ld beats=%ld\n", hb_max_us, hb_beats);
-			hb_max_us = 0;
+			printf("hb ");
+			report("", &hb_normal);
+			printf(" ");
+			report("rt_", &hb_rt);
+			printf("\n");
 		} else if (strncmp(line, "release", 7) == 0) {
 			int n = nthreads + (sigthread ? 1 : 0);
 			char *buf = (char *)calloc(n, 1);
