@@ -786,4 +786,19 @@ func TestGo(t *testing.T) {
 			t.Errorf("%s: %d bytes (%v), objcopy --decompress-debug-sections gives %d (%v)", name, len(have), err2, len(want), err1)
 		}
 	}
+	// Without a .gopclntab section (as some linkers lay it out) the
+	// pclntab is found by its symbol, in a Go binary only.
+	for _, tt := range []struct {
+		name, goNote string
+		want         bool
+	}{
+		{"gohello.pcln-renamed", ".note.go.buildid", true},
+		{"gohello.pcln-renamed-nogo", ".note.not-go", false},
+	} {
+		path := objcopied(t, "objcopy", full, tt.name, "--rename-section", ".gopclntab=.data.rel.ro.pcln",
+			"--rename-section", ".go.buildinfo=.data.bi", "--rename-section", ".note.go.buildid="+tt.goNote)
+		if got := open(t, path).Features().GoPclntab; got != tt.want {
+			t.Errorf("%s: GoPclntab = %v, want %v", tt.name, got, tt.want)
+		}
+	}
 }
