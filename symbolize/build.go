@@ -52,12 +52,28 @@ func Build(src *Source, opts BuildOptions) ([]byte, error) {
 func Write(w io.Writer, src *Source, opts BuildOptions) error {
 	b := symcache.NewBuilder(src.Info)
 	defer b.Close()
+	var (
+		owned    []dwarf.UnitRange
+		ownedErr error
+		ranged   = make(chan struct{})
+	)
+	if src.DWARF != nil {
+		// Which unit owns which addresses is read while the symbols are
+		// sorted: each takes tens of milliseconds in a big file.
+		go func() {
+			defer close(ranged)
+			owned, ownedErr = src.DWARF.UnitRanges()
+		}()
+	}
 	cover := symbolCover(src.Symbols)
 	t := new(unitTables)
 	var err error
 	switch {
 	case src.DWARF != nil:
-		err = buildDWARF(src.DWARF, cover, b, opts)
+		<-ranged
+		if err = ownedErr; err == nil {
+			err = buildDWARF(src.DWARF, owned, cover, b, opts)
+		}
 	case src.Pclntab != nil:
 		buildPclntab(src.Pclntab, cover, t)
 		t.add(b)
@@ -156,13 +172,10 @@ func remap(m []uint32, i uint32) uint32 {
 	return m[i]
 }
 
-// buildDWARF converts every unit and adds them to b in unit order, then
-// the symbols of the addresses no unit owns.
-func buildDWARF(d *dwarf.Data, cover []symRange, b *symcache.Builder, opts BuildOptions) error {
-	owned, err := d.UnitRanges()
-	if err != nil {
-		return err
-	}
+// buildDWARF converts every unit, restricted to the addresses owned says
+// it owns, and adds them to b in unit order, then the symbols of the
+// addresses no unit owns.
+func buildDWARF(d *dwarf.Data, owned []dwarf.UnitRange, cover []symRange, b *symcache.Builder, opts BuildOptions) error {
 	byUnit := make(map[int][]dwarf.UnitRange)
 	var order []int
 	for _, r := range owned {
@@ -173,7 +186,7 @@ func buildDWARF(d *dwarf.Data, cover []symRange, b *symcache.Builder, opts Build
 	}
 	slices.Sort(order)
 	var m tableMaps
-	err = convertUnits(d, order, byUnit, cover, opts, func(t *unitTables) { t.addWith(b, &m) })
+	err := convertUnits(d, order, byUnit, cover, opts, func(t *unitTables) { t.addWith(b, &m) })
 	if err != nil {
 		return err
 	}
