@@ -318,7 +318,10 @@ var ErrTooLarge = errors.New("symcache: object too large for format")
 
 // WriteTo writes the symcache to w. It orders the runs of ranges by
 // address, writes unknown ends only where the next run does not begin,
-// and streams the tables from temporary storage.
+// and streams the tables from temporary storage. A w that can be written
+// at offsets (an *os.File of a regular file or device, not opened for
+// appending) gets two parts of the file written at once and is left
+// positioned after the symcache.
 func (b *Builder) WriteTo(w io.Writer) (int64, error) {
 	b.endRun(nil)
 	if b.err != nil {
