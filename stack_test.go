@@ -33,6 +33,40 @@ func names(s backtrail.Stack) []string {
 	return out
 }
 
+// pcNames is names with each frame's address.
+func pcNames(s backtrail.Stack) []string {
+	var out []string
+	for _, f := range s.Frames() {
+		out = append(out, fmt.Sprintf("%#x %s %s:%d", f.PC, f.Function, f.File, f.Line))
+	}
+	return out
+}
+
+// framesByAddress expands each address of pcs on its own, so that every
+// frame is known to come from it, in the form of pcNames, less the go
+// statements' wrappers as runtime.Callers leaves them out. The runtime
+// leaves out the outer frames of inlined calls at the last address only,
+// so an address without symbols follows every other one.
+func framesByAddress(pcs []uintptr) []string {
+	var out []string
+	for i, pc := range pcs {
+		x := []uintptr{pc, 0x10}
+		if i == len(pcs)-1 {
+			x = x[:1]
+		}
+		for fr := runtime.CallersFrames(x); ; {
+			f, more := fr.Next()
+			if f.Function != "" && !strings.Contains(f.Function, ".gowrap") {
+				out = append(out, fmt.Sprintf("%#x %s %s:%d", pc, f.Function, f.File, f.Line))
+			}
+			if !more {
+				break
+			}
+		}
+	}
+	return out
+}
+
 // sameStack compares two symbolized stacks captured on different lines of
 // the same innermost function: the first frame by function only.
 func sameStack(have, want []string) bool {
@@ -449,15 +483,23 @@ func TestFramesFromKnownAddresses(t *testing.T) {
 
 // TestFramesUnknownAddresses checks stacks with addresses that have no
 // symbols, which the runtime drops, one to three in a row, before, between
-// and after inlined calls: the frames must still be the runtime's, less
-// the go statement's wrapper, and the address cache must not pass on
-// frames it could not tell apart.
+// and after inlined calls and repeated addresses: the frames must still be
+// the runtime's, less the go statement's wrapper, each must carry the
+// address it came from, and the address cache must not pass on frames it
+// could not tell apart.
 func TestFramesUnknownAddresses(t *testing.T) {
 	if none := backtrail.MakeStack([]uintptr{0x10, 0x20}); len(none.Frames()) != 0 {
 		t.Errorf("no symbols at all: %+v", none.Frames())
 	}
-	s, _ := callsInlined(0)
-	pcs := s.PCs()
+	for _, s := range []backtrail.Stack{first(callsInlined(0)), first(recurse(3, 0)), first(pingInlined(2))} {
+		unknownAddresses(t, s.PCs())
+	}
+}
+
+// unknownAddresses checks stacks made of pcs with addresses without
+// symbols put in.
+func unknownAddresses(t *testing.T, pcs []uintptr) {
+	t.Helper()
 	for n := 1; n <= 3; n++ {
 		for at := 0; at <= min(len(pcs), 6); at++ {
 			bad := []uintptr{0x10, 0x20, 0x30}[:n]
@@ -469,14 +511,19 @@ func TestFramesUnknownAddresses(t *testing.T) {
 				t.Errorf("%d unknown addresses at %d:\nhave\n\t%s\nwant\n\t%s", n, at,
 					strings.Join(have, "\n\t"), strings.Join(want, "\n\t"))
 			}
+			// Each frame carries the address it came from.
+			if have, want := pcNames(m), framesByAddress(mixed); strings.Join(have, "\n") != strings.Join(want, "\n") {
+				t.Errorf("%d unknown addresses at %d, addresses:\nhave\n\t%s\nwant\n\t%s", n, at,
+					strings.Join(have, "\n\t"), strings.Join(want, "\n\t"))
+			}
 			if at == len(pcs) {
 				continue
 			}
 			// The addresses after them, as a stack of their own, whose
 			// frames may come from the address cache.
 			after := backtrail.MakeStack(pcs[at:])
-			want = slices.DeleteFunc(expand(pcs[at:]), func(f string) bool { return strings.Contains(f, ".gowrap") })
-			if have := names(after); strings.Join(have, "\n") != strings.Join(want, "\n") {
+			want = framesByAddress(pcs[at:])
+			if have := pcNames(after); strings.Join(have, "\n") != strings.Join(want, "\n") {
 				t.Errorf("after %d unknown addresses at %d:\nhave\n\t%s\nwant\n\t%s", n, at,
 					strings.Join(have, "\n\t"), strings.Join(want, "\n\t"))
 			}
@@ -490,21 +537,8 @@ func TestFramesRepeatedAddress(t *testing.T) {
 	s, _ := callsInlined(0)
 	pcs := s.PCs()
 	x := slices.Concat(pcs[:2], pcs[:2], pcs[2:])
-	var want []string
-	for _, pc := range x {
-		// An address without symbols after pc, which the runtime drops,
-		// keeps it from dropping pc's outer inlined frames as the last.
-		for _, f := range expand([]uintptr{pc, 0x10}) {
-			want = append(want, fmt.Sprintf("%#x %s", pc, f))
-		}
-	}
-	want = slices.DeleteFunc(want, func(f string) bool { return strings.Contains(f, ".gowrap") })
-	var have []string
-	m := backtrail.MakeStack(x)
-	for _, f := range m.Frames() {
-		have = append(have, fmt.Sprintf("%#x %s %s:%d", f.PC, f.Function, f.File, f.Line))
-	}
-	if strings.Join(have, "\n") != strings.Join(want, "\n") {
+	want := framesByAddress(x)
+	if have := pcNames(backtrail.MakeStack(x)); strings.Join(have, "\n") != strings.Join(want, "\n") {
 		t.Errorf("have\n\t%s\nwant\n\t%s", strings.Join(have, "\n\t"), strings.Join(want, "\n\t"))
 	}
 }

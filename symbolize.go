@@ -65,7 +65,7 @@ func (r *stackRecord) symbolize() []Frame {
 // take their slots.
 const pcTableSize = 16384
 
-var pcTable = make([]atomic.Pointer[symbolized], pcTableSize)
+var pcTable [pcTableSize]atomic.Pointer[symbolized]
 
 func pcHash(pc uintptr) uint64 { return hashFinish(uint64(pc) * hashPrime) }
 
@@ -108,17 +108,20 @@ func cachedFrames(pcs []uintptr, gen uint64) ([]Frame, bool) {
 		sym *symbolized
 		i   int
 	}
+	sym, i := lookupPC(pcs[0], gen)
+	if sym == nil {
+		return nil, false // before at is cleared: a new stack's innermost address is often new too
+	}
 	var at [stackCap]found
-	n := 0
-	for k, pc := range pcs {
-		var f found
-		if k > 0 {
-			f = at[k-1]
-			f.i++
-		}
+	at[0] = found{sym, i}
+	n := int(sym.start[i+1] - sym.start[i])
+	for k := 1; k < len(pcs); k++ {
+		pc := pcs[k]
+		f := at[k-1]
+		f.i++
 		switch {
-		case k > 0 && f.i < len(f.sym.start)-1 && f.sym.pcs[f.i] == pc:
-		case k > 0 && pc == pcs[k-1]: // recursion: the same frames again
+		case f.i < len(f.sym.start)-1 && f.sym.pcs[f.i] == pc:
+		case pc == pcs[k-1]: // recursion: the same frames again
 			f.i--
 		default:
 			if f.sym, f.i = lookupPC(pc, gen); f.sym == nil {
@@ -174,80 +177,65 @@ func rememberFrames(sym *symbolized) {
 // symbolizePCs expands addresses into frames and indexes them by address
 // for the address cache. Recursion repeats an address, which the runtime
 // would expand afresh each time, so each run of one address is expanded
-// once and its frames repeated. The frames are expanded into a buffer on
-// the stack and copied once into a slice of their exact size.
+// once, into a buffer on the stack, and its frames repeated in the result.
+// A stack without runs is expanded straight into the result.
 func symbolizePCs(pcs []uintptr, gen uint64) *symbolized {
-	uniq := pcs // CallersFrames keeps its argument on the heap
-	if runs := countRuns(pcs); runs < len(pcs) {
-		uniq = make([]uintptr, 0, runs)
+	var frames, out []Frame // frames: each run's frames once, in order
+	var first [stackCap + 1]int
+	var sure bool
+	if runs := countRuns(pcs); runs == len(pcs) {
+		out, sure = expandPCs(newFrames(len(pcs)), pcs, first[:])
+		frames = out
+	} else {
+		uniq := make([]uintptr, 0, runs) // CallersFrames keeps it on the heap
 		for i, pc := range pcs {
 			if i == 0 || pc != pcs[i-1] {
 				uniq = append(uniq, pc)
 			}
 		}
+		var buf [stackCap]Frame
+		frames, sure = expandPCs(buf[:0], uniq, first[:])
 	}
-	var buf [stackCap]Frame
-	frames, sure := expandPCs(buf[:0], uniq)
 
-	// The frames of pcs[i] are out[at[i]:at[i+1]]: the frames expanded
-	// for its run, repeated.
+	// The frames of pcs[i] are out[at[i]:at[i+1]], those of its run.
 	var at [stackCap + 1]int
-	total, j := 0, 0 // frames of pcs[:i]; frames[:j] matched so far
-	indexed := -1    // how many leading addresses the index covers; -1: all so far
-	empty := false   // an address has no frames of its own
-	for i := 0; i < len(pcs); {
-		pc, lo := pcs[i], j
-		for j < len(frames) && frames[j].PC == pc {
-			j++
+	total, run := 0, 0
+	indexed := len(pcs) // how many leading addresses the index covers
+	if !sure {
+		indexed = 0
+	}
+	for i := range pcs {
+		if i > 0 && pcs[i] != pcs[i-1] {
+			run++
 		}
-		empty = empty || j == lo
+		lo, hi := first[run], first[run+1]
 		// The address after runtime.sigpanic was expanded as a faulting
 		// instruction, not a return address, so neither it nor the
 		// signal frame's address is indexed, nor any after them. Nor is
 		// a last address whose frames end in an inlined call: the
 		// runtime leaves out the outer frames there.
-		if indexed < 0 && j > lo && (frames[j-1].Function == "runtime.sigpanic" || frames[j-1].Inlined) {
+		if i < indexed && hi > lo && (frames[hi-1].Inlined || frames[hi-1].Function == "runtime.sigpanic") {
 			indexed = i
 		}
-		for ; i < len(pcs) && pcs[i] == pc; i++ {
-			at[i] = total
-			total += j - lo
-		}
+		at[i] = total
+		total += hi - lo
 	}
 	at[len(pcs)] = total
-	tail := frames[j:] // frames matching no address in order
-	if indexed < 0 {
-		indexed = len(pcs)
-	}
-	// Frames are told apart by the address they carry, so an address
-	// without frames of its own (a wrapper, one without symbols) between
-	// two occurrences of one address leaves the frames of both to the
-	// first: then neither the index nor the repetition of runs can be
-	// trusted, and every address is expanded by the runtime.
-	ambiguous := empty && repeats(uniq)
-	if ambiguous && len(uniq) < len(pcs) {
-		frames, _ = expandPCs(buf[:0], pcs)
-		uniq = pcs
-	}
-	if !sure || len(tail) > 0 || total > math.MaxUint16 || ambiguous {
+	if total > math.MaxUint16 {
 		indexed = 0 // beyond what the index can locate
 	}
-
-	var out []Frame
-	if len(uniq) == len(pcs) { // every frame once, in order
-		out = make([]Frame, len(frames))
-		copy(out, frames) // allocated without zeroing first
-	} else {
-		out = make([]Frame, total+len(tail))
-		j = 0
+	if out == nil {
+		out = make([]Frame, total)
+		run = 0
 		for i := range pcs {
-			if i > 0 && pcs[i] == pcs[i-1] {
-				copy(out[at[i]:at[i+1]], out[at[i-1]:at[i]])
-			} else {
-				j += copy(out[at[i]:at[i+1]], frames[j:])
+			if i > 0 && pcs[i] != pcs[i-1] {
+				run++
 			}
+			copy(out[at[i]:at[i+1]], frames[first[run]:first[run+1]])
 		}
-		copy(out[total:], tail)
+	}
+	if cap(out) > len(out)+len(out)/2+2 {
+		out = slices.Clone(out) // it grew for many inlined calls
 	}
 
 	// One allocation for the stack's symbolized value and its index.
@@ -259,20 +247,14 @@ func symbolizePCs(pcs []uintptr, gen uint64) *symbolized {
 		x.start[i] = uint16(at[i])
 	}
 	sym := &x.sym
-	sym.gen, sym.frames, sym.pcs, sym.start = gen, out, pcs, x.start[:indexed+1]
+	sym.gen, sym.frames, sym.pcs, sym.start = gen, out[:len(out):len(out)], pcs, x.start[:indexed+1]
 	return sym
 }
 
-// repeats reports whether an address occurs more than once in pcs, which
-// holds no runs of one address.
-func repeats(pcs []uintptr) bool {
-	for i, pc := range pcs {
-		if slices.Contains(pcs[i+1:], pc) {
-			return true
-		}
-	}
-	return false
-}
+// newFrames returns an empty slice with room for the frames of n addresses
+// and a few inlined calls: its capacity is rounded up to the allocation's
+// size class.
+func newFrames(n int) []Frame { return slices.Grow([]Frame(nil), n+2) }
 
 // countRuns returns the number of runs of one address in pcs.
 func countRuns(pcs []uintptr) int {
@@ -286,40 +268,53 @@ func countRuns(pcs []uintptr) int {
 }
 
 // expandPCs expands addresses into frames with runtime.CallersFrames,
-// appending them to out. It reports whether each frame surely carries the
-// address it came from: the look-ahead below gives up past two addresses
-// without symbols.
+// appending them to out, each carrying the address it came from. The
+// frames of pcs[i] are out[first[i]:first[i+1]]. It reports false if a
+// frame could not be told apart that way.
 //
 // One case needs care. A frame interrupted by a signal (a nil dereference,
 // say) sits under runtime.sigpanic, and its address is the faulting
 // instruction, not a return address; CallersFrames would back up one byte
 // into the previous instruction. runtime.Callers stores such addresses plus
 // one for this reason, and so do we when we meet sigpanic.
-func expandPCs(out []Frame, pcs []uintptr) ([]Frame, bool) {
+func expandPCs(out []Frame, pcs []uintptr, first []int) ([]Frame, bool) {
 	if len(pcs) == 0 {
+		first[0] = len(out)
 		return out, true
 	}
 	ci := runtime.CallersFrames(pcs)
-	k := 0 // index in pcs of the address being expanded
-	sure, first := true, true
+	k := -1 // index in pcs of the address being expanded
+	sure := true
+	inlined := false  // the last frame is an inlined call
+	var entry uintptr // of the last frame's function
 	for {
 		f, more := ci.Next()
-		// Frames of one address share it; the outer frames of an inlined
-		// call carry a virtual address that matches none and stay with
-		// this one. Look two ahead, past an address CallersFrames dropped
-		// for having no symbols, unless the frame is pcs[k]'s own (the
-		// first frame, when pcs[2] repeats pcs[0]).
-		matched := f.PC == pcs[k]-1 || f.PC == pcs[k]
-		for j := k + 1; !matched && j < len(pcs) && j <= k+2; j++ {
-			if f.PC == pcs[j]-1 || f.PC == pcs[j] {
-				k, matched = j, true
+		// The frames of one address are its inlined calls, innermost
+		// first, then its physical frame. The first carries the address
+		// less one (the call instruction), or the address itself at a
+		// function's entry; the outer ones of an inlined call carry the
+		// address of the call inside their function, which no return
+		// address can equal less one. So a frame starts the next address
+		// after a physical frame, in another function, or when it
+		// carries the next address less one (runtime.Callers stores
+		// those addresses, and the runtime then takes them in turn). The
+		// runtime drops addresses without symbols: the frame's address
+		// is the first ahead that it matches.
+		if k < 0 || !inlined || f.Entry != entry || k+1 < len(pcs) && f.PC == pcs[k+1]-1 {
+			j := k + 1
+			for j < len(pcs) && f.PC != pcs[j]-1 && f.PC != pcs[j] {
+				j++
+			}
+			if j == len(pcs) {
+				sure, j = false, max(k, 0)
+			}
+			for k < j {
+				k++
+				first[k] = len(out)
 			}
 		}
-		// The first frame of a physical frame's (its innermost inlined
-		// call, or itself) carries an address of pcs.
-		sure = sure && (matched || !first)
-		first = f.Func != nil
-		if (f.Function != "" || f.PC != 0) && !isWrapper(&f) {
+		inlined, entry = f.Func == nil, f.Entry
+		if (f.Function != "" || f.PC != 0) && !isWrapper(f.Function, f.File) {
 			// Field by field: a Frame copied whole takes the bulk write
 			// barrier while the GC runs, two strings don't.
 			if len(out) == cap(out) {
@@ -335,35 +330,38 @@ func expandPCs(out []Frame, pcs []uintptr) ([]Frame, bool) {
 		if f.Function == "runtime.sigpanic" && k+1 < len(pcs) && f.Func != nil {
 			next := append([]uintptr(nil), pcs[k+1:]...)
 			next[0]++
-			start := len(out)
-			out, ok := expandPCs(out, next)
-			for i := start; i < len(out); i++ {
-				if out[i].PC == next[0] {
-					out[i].PC = pcs[k+1] // the adjusted address is reported as captured
-				}
+			out, ok := expandPCs(out, next, first[k+1:])
+			for i := first[k+1]; i < first[k+2]; i++ {
+				out[i].PC = pcs[k+1] // the adjusted address is reported as captured
 			}
 			return out, sure && ok
 		}
 		if !more {
+			for k < len(pcs) {
+				k++
+				first[k] = len(out)
+			}
 			return out, sure
 		}
 	}
 }
 
-// isWrapper reports whether f is a compiler-generated wrapper: the closure
-// a go or defer statement with arguments becomes ("f.gowrap1"), or a method
-// wrapper ("<autogenerated>"). runtime.Callers leaves these out and so do we.
-func isWrapper(f *runtime.Frame) bool {
-	if f.File == "<autogenerated>" {
+// isWrapper reports whether the frame of function name in file is a
+// compiler-generated wrapper: the closure a go or defer statement with
+// arguments becomes ("f.gowrap1"), or a method wrapper ("<autogenerated>").
+// runtime.Callers leaves these out and so do we.
+func isWrapper(name, file string) bool {
+	if file == "<autogenerated>" {
 		return true
 	}
-	name := f.Function
 	i := len(name)
 	for i > 0 && '0' <= name[i-1] && name[i-1] <= '9' {
 		i--
 	}
-	if i == len(name) {
-		return false // wrapper names end in a number; most names don't
+	// Wrapper names end in "wrap" and a number; most names end in neither,
+	// closures in "func" and a number.
+	if i == len(name) || i == 0 || name[i-1] != 'p' {
+		return false
 	}
 	return strings.HasSuffix(name[:i], ".gowrap") || strings.HasSuffix(name[:i], ".deferwrap")
 }
@@ -441,23 +439,25 @@ func inApp(function string) bool {
 		if len(function) <= len(pre) || len(pre) > 0 && function[0] != pre[0] || function[:len(pre)] != pre {
 			continue
 		}
-		switch rest := function[len(pre):]; rest[0] {
+		rest := function[len(pre):]
+		if ip.plain {
+			// The common cases, the general rule below taken apart: a
+			// function in pre or in its external test package, with no
+			// slash after pre (in "a/b.v2/c.F" the package is a/b.v2/c).
+			n := -1 // the length of the package's rest
+			if rest[0] == '.' {
+				n = 0
+			} else if strings.HasPrefix(rest, "_test.") {
+				n = len("_test")
+			}
+			if n >= 0 && strings.IndexByte(rest[n+1:], '/') < 0 {
+				return len(pre)+n != len(sdkPackage) || function[:len(pre)+n] != sdkPackage
+			}
+		}
+		switch rest[0] {
 		case '/', '.', '_':
 			// Below pre, in pre, or in pre's external test package; but
 			// "a/b.v2.F" also starts with "a/b.", so check the package.
-			if ip.plain && strings.IndexByte(rest, '/') < 0 {
-				if dot := strings.IndexByte(rest, '.'); dot >= 0 {
-					// The common case, without a slash after pre: the
-					// general rule below, taken apart.
-					if len(pre)+dot == len(sdkPackage) && function[:len(pre)+dot] == sdkPackage {
-						return false
-					}
-					if dot == 0 || rest[:dot] == "_test" {
-						return true
-					}
-					continue
-				}
-			}
 			slash := ip.slash
 			if strings.IndexByte(rest, '/') >= 0 {
 				slash = strings.LastIndexByte(function, '/')
