@@ -532,6 +532,32 @@ func TestWriteToFile(t *testing.T) {
 	}
 }
 
+// TestWriteToFileError writes to a file opened read-only, which passes
+// for one written at offsets until the first write: WriteTo returns the
+// error of either part, and the Builder still writes a whole symcache
+// elsewhere afterwards.
+func TestWriteToFileError(t *testing.T) {
+	c := spillSpec()
+	defer c.b.Close()
+	path := filepath.Join(t.TempDir(), "out")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if n, err := c.b.WriteTo(f); err == nil || n != 0 {
+		t.Fatalf("WriteTo into a read-only file = %d, %v; want 0 and an error", n, err)
+	}
+	var buf bytes.Buffer
+	if _, err := c.b.WriteTo(&buf); err != nil {
+		t.Fatalf("WriteTo after the failed write: %v", err)
+	}
+	mustParse(t, buf.Bytes())
+}
+
 // specLayout computes table offsets as docs/symcache.md §1 specifies,
 // independently of the package, from a file's header.
 type specLayout struct {
