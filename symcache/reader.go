@@ -527,7 +527,7 @@ type Loc struct {
 	// cd holds the column (low half) and the discriminator. Go keeps
 	// structs of at most four fields in registers; with five, every Loc
 	// went through the stack and walking a chain stalled on store
-	// forwarding (+20 % per lookup).
+	// forwarding (in-order lookups on cxx-500m took 237 ns, not 133).
 	cd uint64
 }
 
