@@ -530,6 +530,20 @@ func TestWriteToFile(t *testing.T) {
 	if !bytes.Equal(got, slices.Concat(prefix, want.Bytes(), []byte("suffix"))) {
 		t.Errorf("file holds %d bytes, differing from the sequential %d between a prefix and a suffix", len(got), want.Len())
 	}
+
+	// A file opened for appending cannot be written at offsets: written
+	// sequentially, after what it holds.
+	a, err := os.OpenFile(f.Name(), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if _, err := c2.b.WriteTo(a); err != nil {
+		t.Fatalf("WriteTo into a file opened for appending: %v", err)
+	}
+	if got2, _ := os.ReadFile(f.Name()); !bytes.Equal(got2, slices.Concat(got, want.Bytes())) {
+		t.Errorf("appending: file holds %d bytes, want the %d before and the %d of the symcache", len(got2), len(got), want.Len())
+	}
 }
 
 // TestWriteToFileError writes to a file opened read-only, which passes
