@@ -77,11 +77,11 @@ type Builder struct {
 
 	seed    [2]maphash.Seed
 	strs    spill
-	names   []nameRec
+	names   chunks[nameRec]
 	nameIdx map[uint64]uint32 // by the first half of a name's hash: its first nameRec
 	files   []strRef
 	fileIdx map[string]uint32
-	funcs   []funcRec
+	funcs   chunks[funcRec]
 
 	locs   spill // locRecSize-byte records as added
 	nLocs  uint32
@@ -89,7 +89,7 @@ type Builder struct {
 
 	run     []Range // the run being added
 	runs    []run
-	blocks  []block // of all runs, as encoded
+	blocks  chunks[block] // of all runs, as encoded
 	entries spill
 	buf     []byte // scratch for encoding a record or a block
 }
@@ -174,23 +174,22 @@ func (b *Builder) name(s string) *nameRec {
 	i, ok := b.nameIdx[h0]
 	last := None
 	for ok && i != None {
-		if b.names[i].hash1 == h1 {
-			return &b.names[i]
+		if n := b.names.at(i); n.hash1 == h1 {
+			return n
 		}
-		last, i = i, b.names[i].next
+		last, i = i, b.names.at(i).next
 	}
 	if b.strs.n+int64(len(s)) > int64(None) {
 		b.fail("string table exceeds 4 GiB: %w", ErrTooLarge)
 	}
-	i = uint32(len(b.names))
-	b.names = append(b.names, nameRec{hash1: h1, ref: strRef{off: uint32(b.strs.n), len: uint32(len(s))}, next: None, firstFn: None})
+	i = b.names.add(nameRec{hash1: h1, ref: strRef{off: uint32(b.strs.n), len: uint32(len(s))}, next: None, firstFn: None})
 	b.strs.writeString(s)
 	if last == None {
 		b.nameIdx[h0] = i
 	} else {
-		b.names[last].next = i
+		b.names.at(last).next = i
 	}
-	return &b.names[i]
+	return b.names.at(i)
 }
 
 func (b *Builder) str(s string) strRef { return b.name(s).ref }
@@ -209,8 +208,8 @@ func (b *Builder) File(path string) uint32 {
 // Function returns the index of f, adding it.
 func (b *Builder) Function(f Function) uint32 {
 	n := b.name(f.Name)
-	for i := n.firstFn; i != None; i = b.funcs[i].sameName {
-		g := &b.funcs[i]
+	for i := n.firstFn; i != None; i = b.funcs.at(i).sameName {
+		g := b.funcs.at(i)
 		if g.entry == f.Entry && g.declFile == f.DeclFile && g.declLine == f.DeclLine && g.lang == f.Language {
 			return i
 		}
@@ -218,8 +217,7 @@ func (b *Builder) Function(f Function) uint32 {
 	if f.DeclFile != None && f.DeclFile >= uint32(len(b.files)) {
 		b.fail("function %q: file %d not added", f.Name, f.DeclFile)
 	}
-	i := uint32(len(b.funcs))
-	b.funcs = append(b.funcs, funcRec{name: n.ref, entry: f.Entry, declFile: f.DeclFile, declLine: f.DeclLine, lang: f.Language, sameName: n.firstFn})
+	i := b.funcs.add(funcRec{name: n.ref, entry: f.Entry, declFile: f.DeclFile, declLine: f.DeclLine, lang: f.Language, sameName: n.firstFn})
 	n.firstFn = i
 	return i
 }
@@ -231,7 +229,7 @@ func (b *Builder) Location(l Location) uint32 {
 	switch {
 	case l.File != None && l.File >= uint32(len(b.files)):
 		b.fail("location %d: file %d not added", i, l.File)
-	case l.Function != None && l.Function >= uint32(len(b.funcs)):
+	case l.Function != None && l.Function >= uint32(b.funcs.len()):
 		b.fail("location %d: function %d not added", i, l.Function)
 	case l.Parent != None && l.Parent >= i:
 		b.fail("location %d: parent %d not added before it", i, l.Parent)
@@ -286,7 +284,7 @@ func (b *Builder) endRun(end *uint64) {
 	if len(b.run) == 0 && end == nil {
 		return
 	}
-	r := run{blocks: [2]int{len(b.blocks), len(b.blocks)}, bytes: [2]int64{b.entries.n, b.entries.n}}
+	r := run{blocks: [2]int{b.blocks.len(), b.blocks.len()}, bytes: [2]int64{b.entries.n, b.entries.n}}
 	if end != nil {
 		r.end, r.hasEnd = *end, true
 	}
@@ -295,7 +293,7 @@ func (b *Builder) endRun(end *uint64) {
 	}
 	for i := 0; i < len(b.run); i += blockEntries {
 		blk := b.run[i:min(len(b.run), i+blockEntries)]
-		b.blocks = append(b.blocks, block{start: blk[0].Start, off: b.entries.n})
+		b.blocks.add(block{start: blk[0].Start, off: b.entries.n})
 		var prev entryState
 		buf := b.buf[:0]
 		for j := range blk {
@@ -309,7 +307,7 @@ func (b *Builder) endRun(end *uint64) {
 		r.tail, r.tailCount = prev, len(blk)
 	}
 	b.run = b.run[:0]
-	r.blocks[1], r.bytes[1] = len(b.blocks), b.entries.n
+	r.blocks[1], r.bytes[1] = b.blocks.len(), b.entries.n
 	b.runs = append(b.runs, r)
 }
 
@@ -352,11 +350,11 @@ func (b *Builder) WriteTo(w io.Writer) (int64, error) {
 	if plan.maxAddr-h.addrBase > uint64(None) {
 		return 0, fmt.Errorf("%w: address span %#x exceeds 4 GiB", ErrTooLarge, plan.maxAddr-h.addrBase)
 	}
-	if plan.entriesLen > int64(None) || len(plan.blocks) >= int(None) || plan.nRanges >= int(None) || len(b.funcs) >= int(None) {
+	if plan.entriesLen > int64(None) || len(plan.blocks) >= int(None) || plan.nRanges >= int(None) || b.funcs.len() >= int(None) {
 		return 0, ErrTooLarge
 	}
 	h.nFiles = uint32(len(b.files))
-	h.nFuncs = uint32(len(b.funcs))
+	h.nFuncs = uint32(b.funcs.len())
 	h.nLocs = b.nLocs
 	h.nBlocks = uint32(len(plan.blocks))
 	h.nRanges = uint32(plan.nRanges)
@@ -525,7 +523,8 @@ func (b *Builder) planRanges() (*rangePlan, error) {
 		}
 		return cmp.Compare(boolInt(!x.empty()), boolInt(!y.empty()))
 	})
-	p := &rangePlan{}
+	// Every block is copied, and a run adds at most a block and two parts.
+	p := &rangePlan{blocks: make([]block, 0, b.blocks.len()+len(runs)), parts: make([]rangePart, 0, 2*len(runs))}
 	open := false // whether the last range written is known, and so extends until a later start
 	for i := range runs {
 		r := &runs[i]
@@ -538,9 +537,11 @@ func (b *Builder) planRanges() (*rangePlan, error) {
 		}
 		if !r.empty() {
 			shift := p.entriesLen - r.bytes[0]
-			for _, blk := range b.blocks[r.blocks[0]:r.blocks[1]] {
-				p.blocks = append(p.blocks, block{start: blk.start, off: blk.off + shift})
-			}
+			b.blocks.slice(r.blocks[0], r.blocks[1], func(blks []block) {
+				for _, blk := range blks {
+					p.blocks = append(p.blocks, block{start: blk.start, off: blk.off + shift})
+				}
+			})
 			// Runs are mostly added in address order: copy neighbours
 			// in temporary storage at once.
 			if n := len(p.parts); n > 0 && p.parts[n-1].tail == nil && p.parts[n-1].bytes[1] == r.bytes[0] {
@@ -582,8 +583,9 @@ type funcTable struct {
 }
 
 func (b *Builder) funcFields(base uint64) funcTable {
-	t := funcTable{recs: make([][fnFields]uint32, len(b.funcs))}
-	for i, f := range b.funcs {
+	t := funcTable{recs: make([][fnFields]uint32, b.funcs.len())}
+	for i := range t.recs {
+		f := b.funcs.at(uint32(i))
 		entry := uint32(0)
 		if f.entry != NoAddr && f.entry >= base && f.entry-base < uint64(None) {
 			entry = uint32(f.entry-base) + 1
