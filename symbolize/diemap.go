@@ -74,20 +74,88 @@ func (m *dieMap) floor(addr uint64) (b, i int, ok bool) {
 
 func (m *dieMap) at(b, i int) *dieEntry { return &m.blocks[b][i] }
 
+// add inserts the range e of a subroutine as LLVM's
+// DWARFUnit::updateAddressDieMap does: the entry whose range holds e.lo
+// ends there and, when it reaches beyond e.hi, resumes at e.hi (replacing
+// an entry that starts there); e replaces an entry that starts at e.lo.
+// Ranges mostly nest in the one added before, with no entry starting
+// inside them, and then one search serves all three changes.
+func (m *dieMap) add(e dieEntry) {
+	b, i, ok := m.floor(e.lo)
+	if !ok {
+		m.set(e)
+		return
+	}
+	f := m.at(b, i)
+	if e.lo >= f.hi {
+		m.put(b, i, e)
+		return
+	}
+	if next, ok := m.next(b, i); ok && next.lo <= e.hi {
+		tail := dieEntry{e.hi, f.hi, f.sub}
+		if e.lo > f.lo {
+			f.hi = e.lo
+		}
+		if e.hi < tail.hi {
+			m.set(tail)
+		}
+		m.set(e)
+		return
+	}
+	ins := []dieEntry{e, {e.hi, f.hi, f.sub}}
+	if e.hi >= f.hi {
+		ins = ins[:1]
+	}
+	if e.lo == f.lo {
+		*f = e
+		m.insert(b, i+1, ins[1:]...)
+		return
+	}
+	f.hi = e.lo
+	m.insert(b, i+1, ins...)
+}
+
+// next returns the entry after position (b, i).
+func (m *dieMap) next(b, i int) (dieEntry, bool) {
+	switch {
+	case i+1 < len(m.blocks[b]):
+		return m.blocks[b][i+1], true
+	case b+1 < len(m.blocks):
+		return m.blocks[b+1][0], true
+	}
+	return dieEntry{}, false
+}
+
 // set stores e, replacing the entry that starts at the same address.
 func (m *dieMap) set(e dieEntry) {
 	b, i, ok := m.floor(e.lo)
-	if ok && m.blocks[b][i].lo == e.lo {
-		m.blocks[b][i] = e
-		return
-	}
 	if !ok {
 		if len(m.blocks) == 0 {
 			m.blocks = append(m.blocks, m.newBlock())
 		}
-		b, i = 0, -1
+		m.insert(0, 0, e)
+		return
 	}
-	m.blocks[b] = slices.Insert(m.blocks[b], i+1, e)
+	m.put(b, i, e)
+}
+
+// put stores e at the position after (b, i), the floor of e.lo, or at
+// (b, i) when that entry starts at e.lo too.
+func (m *dieMap) put(b, i int, e dieEntry) {
+	if m.blocks[b][i].lo == e.lo {
+		m.blocks[b][i] = e
+		return
+	}
+	m.insert(b, i+1, e)
+}
+
+// insert inserts es at position i of block b, splitting the block when it
+// grows too big.
+func (m *dieMap) insert(b, i int, es ...dieEntry) {
+	if len(es) == 0 {
+		return
+	}
+	m.blocks[b] = slices.Insert(m.blocks[b], i, es...)
 	if blk := m.blocks[b]; len(blk) >= 2*dieBlock {
 		tail := append(m.newBlock(), blk[dieBlock:]...)
 		m.blocks[b] = blk[:dieBlock]

@@ -141,19 +141,9 @@ func (c *unitConverter) buildDIEPieces() {
 	for i := range c.ui.Subroutines {
 		s := &c.ui.Subroutines[i]
 		for _, r := range c.ui.SubRanges[s.Ranges[0]:s.Ranges[1]] {
-			if r.Lo == r.Hi {
-				continue
+			if r.Lo != r.Hi {
+				m.add(dieEntry{r.Lo, r.Hi, int32(i)})
 			}
-			if b, j, ok := m.floor(r.Lo); ok && r.Lo < m.at(b, j).hi {
-				e := *m.at(b, j)
-				if r.Lo > e.lo {
-					m.at(b, j).hi = r.Lo
-				}
-				if r.Hi < e.hi {
-					m.set(dieEntry{r.Hi, e.hi, e.sub})
-				}
-			}
-			m.set(dieEntry{r.Lo, r.Hi, int32(i)})
 		}
 	}
 	c.subs = reserve(c.subs, len(c.ui.SubRanges))
