@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"slices"
 	"sync"
 
 	"github.com/backtrail/backtrail/debugfile"
@@ -52,33 +51,17 @@ func Build(src *Source, opts BuildOptions) ([]byte, error) {
 func Write(w io.Writer, src *Source, opts BuildOptions) error {
 	b := symcache.NewBuilder(src.Info)
 	defer b.Close()
-	var (
-		owned    []dwarf.UnitRange
-		ownedErr error
-		ranged   = make(chan struct{})
-	)
-	if src.DWARF != nil {
-		// Which unit owns which addresses is read while the symbols are
-		// sorted: each takes tens of milliseconds in a big file.
-		go func() {
-			defer close(ranged)
-			owned, ownedErr = src.DWARF.UnitRanges()
-		}()
-	}
-	cover := symbolCover(src.Symbols)
-	t := new(unitTables)
 	var err error
 	switch {
 	case src.DWARF != nil:
-		<-ranged
-		if err = ownedErr; err == nil {
-			err = buildDWARF(src.DWARF, owned, cover, b, opts)
-		}
+		err = buildDWARF(src.DWARF, src.Symbols, b, opts)
 	case src.Pclntab != nil:
-		buildPclntab(src.Pclntab, cover, t)
+		t := new(unitTables)
+		buildPclntab(src.Pclntab, symbolCover(src.Symbols), t)
 		t.add(b)
 	default:
-		t.symbolOnly(cover, []dwarf.UnitRange{{Lo: 0, Hi: ^uint64(0)}})
+		t := new(unitTables)
+		t.symbolOnly(symbolCover(src.Symbols), []dwarf.UnitRange{{Lo: 0, Hi: ^uint64(0)}})
 		t.add(b)
 	}
 	if err != nil {
@@ -172,31 +155,47 @@ func remap(m []uint32, i uint32) uint32 {
 	return m[i]
 }
 
-// buildDWARF converts every unit, restricted to the addresses owned says
-// it owns, and adds them to b in unit order, then the symbols of the
-// addresses no unit owns.
-func buildDWARF(d *dwarf.Data, owned []dwarf.UnitRange, cover []symRange, b *symcache.Builder, opts BuildOptions) error {
-	byUnit := make(map[int][]dwarf.UnitRange)
-	var order []int
-	for _, r := range owned {
-		if _, ok := byUnit[r.Unit]; !ok {
-			order = append(order, r.Unit)
-		}
-		byUnit[r.Unit] = append(byUnit[r.Unit], r)
-	}
-	slices.Sort(order)
-	// The symbols between the units are added last, but found while the
-	// units convert: in a big file they are tens of thousands (1 GB
-	// corpus: 80,000 in 89,000 gaps), 0.07 s that would otherwise run
-	// on one core at the end.
+// buildDWARF converts every unit, restricted to the addresses it owns, and
+// adds them to b in unit order, then the symbols of the addresses no unit
+// owns.
+func buildDWARF(d *dwarf.Data, syms []debugfile.Symbol, b *symcache.Builder, opts BuildOptions) error {
+	// Which unit owns which addresses, and what the symbols cover, take
+	// tens of milliseconds each in a big file (1 GB corpus: 90 ms and
+	// 40 ms, the first mostly page faults), and no unit can be converted
+	// without them. They are found while the workers read the first
+	// units' entries and line tables, which needs neither.
+	p := &unitPlan{ready: make(chan struct{})}
 	between := make(chan *unitTables, 1)
 	go func() {
+		var owned []dwarf.UnitRange
+		ranged := make(chan struct{})
+		go func() {
+			defer close(ranged)
+			owned, p.err = d.UnitRanges()
+		}()
+		p.cover = symbolCover(syms)
+		<-ranged
+		p.byUnit = byUnit(owned)
+		close(p.ready)
+		// The symbols between the units are added last, but found while
+		// the units convert: in a big file they are tens of thousands
+		// (1 GB corpus: 80,000 in 89,000 gaps), 0.07 s that would
+		// otherwise run on one core at the end.
 		t := new(unitTables)
-		t.symbolOnly(cover, gaps(owned))
+		t.symbolOnly(p.cover, gaps(owned))
 		between <- t
 	}()
+	var order []int
+	for i, u := range d.Units() {
+		if u.Type != dwarf.DW_UT_type && u.Type != dwarf.DW_UT_split_type {
+			order = append(order, i)
+		}
+	}
 	var m tableMaps
-	err := convertUnits(d, order, byUnit, cover, opts, func(t *unitTables) { t.addWith(b, &m) })
+	err := convertUnits(d, order, p, opts, func(t *unitTables) { t.addWith(b, &m) })
+	if p.err != nil {
+		return p.err
+	}
 	if err != nil {
 		return err
 	}
@@ -204,21 +203,41 @@ func buildDWARF(d *dwarf.Data, owned []dwarf.UnitRange, cover []symRange, b *sym
 	return nil
 }
 
+// unitPlan is what converting a unit needs from the whole file: the
+// addresses each unit owns and the symbols' ranges.
+type unitPlan struct {
+	ready  chan struct{} // closed when the fields below are set
+	byUnit map[int][]dwarf.UnitRange
+	cover  []symRange
+	err    error // of reading which unit owns what
+}
+
+// byUnit groups owned ranges by unit.
+func byUnit(owned []dwarf.UnitRange) map[int][]dwarf.UnitRange {
+	m := make(map[int][]dwarf.UnitRange)
+	for _, r := range owned {
+		m[r.Unit] = append(m[r.Unit], r)
+	}
+	return m
+}
+
 // convertUnits converts the units numbered order, each restricted to the
-// addresses it owns, on a bounded pool of workers, and calls add with each
-// unit's tables in that order. A unit that fails to convert is left out;
-// its error is returned when no unit converted.
-func convertUnits(d *dwarf.Data, order []int, byUnit map[int][]dwarf.UnitRange, cover []symRange, opts BuildOptions, add func(*unitTables)) error {
+// addresses p says it owns, on a bounded pool of workers, and calls add
+// with each unit's tables in that order. Units that own no addresses are
+// left out, and so is a unit that fails to convert; its error is returned
+// when no unit converted.
+func convertUnits(d *dwarf.Data, order []int, p *unitPlan, opts BuildOptions, add func(*unitTables)) error {
 	units := d.Units()
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	type job struct {
-		unit int
-		out  *unitTables
-		err  error
-		done chan struct{}
+		unit  int
+		out   *unitTables
+		err   error
+		owner bool // the unit owns addresses
+		done  chan struct{}
 	}
 	// Tables circulate between workers and the merger, so their buffers
 	// are reused; their number bounds how many converted units wait.
@@ -247,8 +266,16 @@ func convertUnits(d *dwarf.Data, order []int, byUnit map[int][]dwarf.UnitRange, 
 			}()
 			c.d = d
 			for j := range jobs {
-				owned := byUnit[j.unit]
-				j.err = c.convert(&units[j.unit], owned, clipCover(cover, owned), j.out)
+				j.err = c.read(&units[j.unit], j.out)
+				<-p.ready
+				owned := p.byUnit[j.unit]
+				switch {
+				case p.err != nil || len(owned) == 0:
+					j.err = nil // left out (buildDWARF returns p.err)
+				case j.err == nil:
+					j.owner = true
+					c.emitOwned(owned, clipCover(p.cover, owned))
+				}
 				releaseUnit(d, &units[j.unit], &c.lt)
 				close(j.done)
 			}
@@ -276,7 +303,7 @@ func convertUnits(d *dwarf.Data, order []int, byUnit map[int][]dwarf.UnitRange, 
 			if firstErr == nil {
 				firstErr = fmt.Errorf("unit at %#x: %w", units[j.unit].Offset, j.err)
 			}
-		} else {
+		} else if j.owner {
 			add(j.out)
 			converted++
 		}

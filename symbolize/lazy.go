@@ -16,12 +16,11 @@ import (
 // first asked for, into a symcache of its own. Symbolizing a few addresses
 // of a large binary therefore costs a few units, not the whole DWARF.
 type lazyIndex struct {
-	d      *dwarf.Data
-	info   symcache.Info
-	owned  []dwarf.UnitRange // sorted by address
-	byUnit map[int][]dwarf.UnitRange
-	cover  []symRange
-	style  demangle.Style
+	d     *dwarf.Data
+	info  symcache.Info
+	owned []dwarf.UnitRange // sorted by address
+	plan  *unitPlan         // ready
+	style demangle.Style
 
 	mu    sync.Mutex // guards units
 	units map[int]*lazyUnit
@@ -39,11 +38,9 @@ func newLazyIndex(d *dwarf.Data, info symcache.Info, cover []symRange, style dem
 	if err != nil {
 		return nil, err
 	}
-	byUnit := make(map[int][]dwarf.UnitRange)
-	for _, r := range owned {
-		byUnit[r.Unit] = append(byUnit[r.Unit], r)
-	}
-	return &lazyIndex{d: d, info: info, owned: owned, byUnit: byUnit, cover: cover, style: style,
+	p := &unitPlan{ready: make(chan struct{}), byUnit: byUnit(owned), cover: cover}
+	close(p.ready)
+	return &lazyIndex{d: d, info: info, owned: owned, plan: p, style: style,
 		units: make(map[int]*lazyUnit), syms: &lazyUnit{}}, nil
 }
 
@@ -61,7 +58,7 @@ func (x *lazyIndex) table(addr uint64) (*Table, error) {
 	if !found {
 		x.syms.once.Do(func() {
 			var t unitTables
-			t.symbolOnly(x.cover, gaps(x.owned))
+			t.symbolOnly(x.plan.cover, gaps(x.owned))
 			x.syms.table, x.syms.err = x.build(&t)
 		})
 		return x.syms.table, x.syms.err
@@ -76,7 +73,7 @@ func (x *lazyIndex) table(addr uint64) (*Table, error) {
 	x.mu.Unlock()
 	u.once.Do(func() {
 		var buildErr error
-		err := convertUnits(x.d, []int{unit}, x.byUnit, x.cover, BuildOptions{Workers: 1}, func(t *unitTables) {
+		err := convertUnits(x.d, []int{unit}, x.plan, BuildOptions{Workers: 1}, func(t *unitTables) {
 			u.table, buildErr = x.build(t)
 		})
 		u.err = cmp.Or(err, buildErr)

@@ -64,9 +64,10 @@ type seq struct {
 
 const unset = symcache.None - 1
 
-// convert fills out for unit u: the pieces of the addresses inside owned,
-// with the symbols of cover (sorted, inside owned) applied.
-func (c *unitConverter) convert(u *dwarf.Unit, owned []dwarf.UnitRange, cover []symRange, out *unitTables) error {
+// read reads unit u's entries and line table, and computes which
+// subroutine and which line row answer for each address; emitOwned then
+// fills out.
+func (c *unitConverter) read(u *dwarf.Unit, out *unitTables) error {
 	c.out = out
 	if err := c.d.ReadUnit(u, &c.ui); err != nil {
 		return err
@@ -90,6 +91,14 @@ func (c *unitConverter) convert(u *dwarf.Unit, owned []dwarf.UnitRange, cover []
 	clear(c.inlined)
 	c.buildDIEPieces()
 	c.buildRowPieces()
+	return nil
+}
+
+// emitOwned fills the tables given to read with the pieces of the unit's
+// addresses inside owned, with the symbols of cover (sorted, inside owned)
+// applied.
+func (c *unitConverter) emitOwned(owned []dwarf.UnitRange, cover []symRange) {
+	out := c.out
 	// Pieces and ranges are about as many as rows or subroutine ranges.
 	estimate := max(len(c.rows), len(c.subs))
 	c.pieces = reserve(c.pieces, estimate)
@@ -110,7 +119,6 @@ func (c *unitConverter) convert(u *dwarf.Unit, owned []dwarf.UnitRange, cover []
 		out.applySymbols(c.pieces[pi:pj], cover[si:sj])
 		pi, si = pj, sj
 	}
-	return nil
 }
 
 func fill(s []uint32, n int, v uint32) []uint32 {
