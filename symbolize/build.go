@@ -84,11 +84,15 @@ type unitTables struct {
 	funcIdx map[symcache.Function]uint32
 	renamed map[renameKey]uint32
 	topOf   []uint32
+
+	compared [2]uint32 // the functions rename compared last (never equal)
+	sameName bool      // whether their names are
 }
 
 // reset empties t, with room for about n locations.
 func (t *unitTables) reset(n int) {
 	t.files, t.funcs, t.ranges, t.topOf = t.files[:0], t.funcs[:0], t.ranges[:0], t.topOf[:0]
+	t.compared = [2]uint32{}
 	t.locSet.reset(n)
 	if t.funcIdx == nil {
 		t.fileIdx = make(map[string]uint32)

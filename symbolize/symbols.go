@@ -208,7 +208,15 @@ func (t *unitTables) symbol(s *debugfile.Symbol) symInfo {
 func (t *unitTables) rename(loc uint32, sym symInfo) uint32 {
 	top := t.locs[t.top(loc)]
 	fn := top.Function
-	same := fn == sym.fn || fn != symcache.None && t.funcs[fn].Name == t.funcs[sym.fn].Name
+	same := fn == sym.fn
+	if !same && fn != symcache.None {
+		// A symbol's pieces mostly share their outermost function, whose
+		// name and the symbol's, long C++ names, are compared once.
+		if t.compared != [2]uint32{fn, sym.fn} {
+			t.compared, t.sameName = [2]uint32{fn, sym.fn}, t.funcs[fn].Name == t.funcs[sym.fn].Name
+		}
+		same = t.sameName
+	}
 	if same && (top.File != symcache.None || sym.file == symcache.None) {
 		return loc
 	}
