@@ -8,6 +8,7 @@ import (
 	"hash/maphash"
 	"io"
 	"slices"
+	"sync"
 )
 
 // Info is what a symcache records about the object it was built from.
@@ -344,6 +345,9 @@ func (b *Builder) WriteTo(w io.Writer) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if err := errors.Join(b.strs.flush(), b.locs.flush(), b.entries.flush()); err != nil {
+		return 0, err
+	}
 	if len(plan.blocks) > 0 {
 		h.addrBase = plan.blocks[0].start
 	}
@@ -374,7 +378,7 @@ func (b *Builder) WriteTo(w io.Writer) (int64, error) {
 	}
 	cw := newCountWriter(w, 0)
 	b.writeFront(cw, &h, &funcs)
-	b.writeLocs(cw, &h)
+	b.writeLocs(cw, &h, 0, h.nLocs)
 	b.writeBack(cw, &h, plan)
 	return cw.n, cw.flush()
 }
@@ -399,28 +403,39 @@ func positioned(w io.Writer) (io.WriterAt, int64, bool) {
 	return f, base, true
 }
 
-// writeAt writes the symcache at offset base of f, the front tables and the
-// location records on one goroutine and the range and string tables on
-// another: a big file's locations are repacked from temporary storage and
-// its range entries and strings copied from it, each a good part of the
-// time a build takes, and they land in different parts of the file. It
-// leaves f's offset after the symcache, as a sequential write would.
+// writeAt writes the symcache at offset base of f in three parts at once:
+// the front tables with the first half of the location records, the
+// second half, and the range and string tables. A big file's locations
+// are repacked from temporary storage and its range entries and strings
+// copied from it, and the parts land in different places of the file (a
+// 1 GB build: 0.25 s for the front and all locations, 0.15 s for the
+// rest). It leaves f's offset after the symcache, as a sequential write
+// would.
 func (b *Builder) writeAt(f io.WriterAt, base int64, h *header, plan *rangePlan, funcs *funcTable) (int64, error) {
-	back := newCountWriter(io.NewOffsetWriter(f, base+int64(h.startsOff)), int64(h.startsOff))
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		b.writeBack(back, h, plan)
-		back.err = back.flush()
-	}()
-	front := newCountWriter(io.NewOffsetWriter(f, base), 0)
-	b.writeFront(front, h, funcs)
-	b.writeLocs(front, h)
-	err := front.flush()
-	<-done
-	if err == nil {
-		err = back.err
+	// Records from a multiple of 8 on start on a byte.
+	mid := h.nLocs / 2 &^ 7
+	midOff := h.locsOff + uint64(mid)*recordBits(h.locWidths[:])/8
+	var (
+		wg   sync.WaitGroup
+		errs = make([]error, 3)
+	)
+	for i, part := range []func(*countWriter){
+		func(cw *countWriter) {
+			b.writeFront(cw, h, funcs)
+			b.writeLocs(cw, h, 0, mid)
+		},
+		func(cw *countWriter) { b.writeLocs(cw, h, mid, h.nLocs) },
+		func(cw *countWriter) { b.writeBack(cw, h, plan) },
+	} {
+		off := [...]uint64{0, midOff, h.startsOff}[i]
+		wg.Go(func() {
+			cw := newCountWriter(io.NewOffsetWriter(f, base+int64(off)), int64(off))
+			part(cw)
+			errs[i] = cw.flush()
+		})
 	}
+	wg.Wait()
+	err := errors.Join(errs...)
 	if err == nil {
 		_, err = f.(io.Seeker).Seek(base+int64(h.size), io.SeekStart)
 	}
@@ -452,10 +467,10 @@ func (b *Builder) writeFront(cw *countWriter, h *header, funcs *funcTable) {
 }
 
 // writeLocs writes the location records, up to the block starts.
-func (b *Builder) writeLocs(cw *countWriter, h *header) {
+func (b *Builder) writeLocs(cw *countWriter, h *header, lo, hi uint32) {
 	var pk packer
 	pk.reset(cw, h.locWidths[:])
-	if err := b.locs.each(locRecSize, func(raw []byte) {
+	if err := b.locs.each(locRecSize, int64(lo), int64(hi), func(raw []byte) {
 		var rec [locFields]uint32
 		for k := range rec {
 			rec[k] = le.Uint32(raw[4*k:])
@@ -463,6 +478,10 @@ func (b *Builder) writeLocs(cw *countWriter, h *header) {
 		pk.add(rec[:])
 	}); err != nil {
 		cw.fail(err)
+		return
+	}
+	if hi < h.nLocs {
+		pk.drain() // hi is a multiple of 8: the records end on a byte
 		return
 	}
 	pk.finish(h.nLocs)
@@ -633,13 +652,24 @@ func (p *packer) finish(n uint32) {
 	if n == 0 {
 		return
 	}
+	p.bytes()
+	p.buf = append(p.buf, make([]byte, 8)...)
+	p.w.Write(p.buf)
+	p.buf = p.buf[:0]
+}
+
+// drain writes the bits added so far, padded to a byte.
+func (p *packer) drain() {
+	p.bytes()
+	p.w.Write(p.buf)
+	p.buf = p.buf[:0]
+}
+
+func (p *packer) bytes() {
 	for ; p.nacc > 0; p.nacc -= min(p.nacc, 8) {
 		p.buf = append(p.buf, byte(p.acc))
 		p.acc >>= 8
 	}
-	p.buf = append(p.buf, make([]byte, 8)...)
-	p.w.Write(p.buf)
-	p.buf = p.buf[:0]
 }
 
 // countWriter counts what it writes, from a starting offset, through a
