@@ -2,6 +2,7 @@ package symbolize
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"runtime"
@@ -21,6 +22,20 @@ type Source struct {
 	DWARF   *dwarf.Data        // nil when the object has no DWARF
 	Pclntab *pclntab.Table     // used when there is no DWARF; may be nil
 	Symbols []debugfile.Symbol // the symbol table, any order
+
+	// readSymbols, when set, reads the symbol table in place of Symbols.
+	// A build from DWARF reads it while the first units are read: it is
+	// hundreds of thousands of entries in a big file (1 GB corpus:
+	// 45–65 ms).
+	readSymbols func() ([]debugfile.Symbol, error)
+}
+
+// symbols returns the symbol table.
+func (src *Source) symbols() ([]debugfile.Symbol, error) {
+	if src.readSymbols != nil {
+		return src.readSymbols()
+	}
+	return src.Symbols, nil
 }
 
 // BuildOptions tune Build. The zero value means defaults.
@@ -51,23 +66,24 @@ func Build(src *Source, opts BuildOptions) ([]byte, error) {
 func Write(w io.Writer, src *Source, opts BuildOptions) error {
 	b := symcache.NewBuilder(src.Info)
 	defer b.Close()
-	var err error
-	switch {
-	case src.DWARF != nil:
-		err = buildDWARF(src.DWARF, src.Symbols, b, opts)
-	case src.Pclntab != nil:
+	if src.DWARF != nil {
+		if err := buildDWARF(src.DWARF, src.symbols, b, opts); err != nil {
+			return err
+		}
+	} else {
+		syms, err := src.symbols()
+		if err != nil {
+			return err
+		}
 		t := new(unitTables)
-		buildPclntab(src.Pclntab, symbolCover(src.Symbols), t)
-		t.add(b)
-	default:
-		t := new(unitTables)
-		t.symbolOnly(symbolCover(src.Symbols), []dwarf.UnitRange{{Lo: 0, Hi: ^uint64(0)}})
+		if src.Pclntab != nil {
+			buildPclntab(src.Pclntab, symbolCover(syms), t)
+		} else {
+			t.symbolOnly(symbolCover(syms), []dwarf.UnitRange{{Lo: 0, Hi: ^uint64(0)}})
+		}
 		t.add(b)
 	}
-	if err != nil {
-		return err
-	}
-	_, err = b.WriteTo(w)
+	_, err := b.WriteTo(w)
 	return err
 }
 
@@ -162,12 +178,12 @@ func remap(m []uint32, i uint32) uint32 {
 // buildDWARF converts every unit, restricted to the addresses it owns, and
 // adds them to b in unit order, then the symbols of the addresses no unit
 // owns.
-func buildDWARF(d *dwarf.Data, syms []debugfile.Symbol, b *symcache.Builder, opts BuildOptions) error {
-	// Which unit owns which addresses, and what the symbols cover, take
-	// tens of milliseconds each in a big file (1 GB corpus: 90 ms and
-	// 40 ms, the first mostly page faults), and no unit can be converted
-	// without them. They are found while the workers read the first
-	// units' entries and line tables, which needs neither.
+func buildDWARF(d *dwarf.Data, symbols func() ([]debugfile.Symbol, error), b *symcache.Builder, opts BuildOptions) error {
+	// Which unit owns which addresses, and the symbols and what they
+	// cover, take tens of milliseconds each in a big file (1 GB corpus:
+	// 90 ms, the most page faults, and 50 + 40 ms), and no unit can be
+	// converted without them. They are found while the workers read the
+	// first units' entries and line tables, which needs neither.
 	p := &unitPlan{ready: make(chan struct{})}
 	between := make(chan *unitTables, 1)
 	go func() {
@@ -177,8 +193,10 @@ func buildDWARF(d *dwarf.Data, syms []debugfile.Symbol, b *symcache.Builder, opt
 			defer close(ranged)
 			owned, p.err = d.UnitRanges()
 		}()
+		syms, symErr := symbols()
 		p.cover = symbolCover(syms)
 		<-ranged
+		p.err = cmp.Or(p.err, symErr)
 		p.byUnit = byUnit(owned)
 		close(p.ready)
 		// The symbols between the units are added last, but found while
@@ -213,7 +231,7 @@ type unitPlan struct {
 	ready  chan struct{} // closed when the fields below are set
 	byUnit map[int][]dwarf.UnitRange
 	cover  []symRange
-	err    error // of reading which unit owns what
+	err    error // of reading which unit owns what, or the symbols
 }
 
 // byUnit groups owned ranges by unit.

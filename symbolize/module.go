@@ -95,7 +95,11 @@ func (m *Module) open(f *debugfile.File, opts Options) error {
 	}
 	m.Info = src.Info
 	if opts.Lazy && src.DWARF != nil {
-		m.lazy, err = newLazyIndex(src.DWARF, src.Info, symbolCover(src.Symbols), opts.Style)
+		syms, err := src.symbols()
+		if err != nil {
+			return fmt.Errorf("%s: %w", m.DebugPath, err)
+		}
+		m.lazy, err = newLazyIndex(src.DWARF, src.Info, symbolCover(syms), opts.Style)
 		return err
 	}
 	data, err := Build(src, opts.Build)
@@ -188,13 +192,12 @@ func sourceOf(o, dbg *debugfile.Object) (*Source, error) {
 			return nil, err
 		}
 	}
-	if src.Symbols, err = o.Symbols(); err != nil {
-		return nil, err
-	}
-	if len(src.Symbols) == 0 && dbg != o {
-		if src.Symbols, err = dbg.Symbols(); err != nil {
-			return nil, err
+	src.readSymbols = func() ([]debugfile.Symbol, error) {
+		syms, err := o.Symbols()
+		if err == nil && len(syms) == 0 && dbg != o {
+			syms, err = dbg.Symbols()
 		}
+		return syms, err
 	}
 	return src, nil
 }
