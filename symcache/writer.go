@@ -422,7 +422,9 @@ func (b *Builder) writeAt(f io.WriterAt, base int64, h *header, plan *rangePlan,
 	for i, part := range []func(*countWriter){
 		func(cw *countWriter) {
 			b.writeFront(cw, h, funcs)
-			b.writeLocs(cw, h, 0, mid)
+			if mid > 0 { // else the second part writes the table's end
+				b.writeLocs(cw, h, 0, mid)
+			}
 		},
 		func(cw *countWriter) { b.writeLocs(cw, h, mid, h.nLocs) },
 		func(cw *countWriter) { b.writeBack(cw, h, plan) },
