@@ -550,6 +550,45 @@ func TestWriteToFile(t *testing.T) {
 // for one written at offsets until the first write: WriteTo returns the
 // error of either part, and the Builder still writes a whole symcache
 // elsewhere afterwards.
+// TestWriteToFileSmall writes symcaches with 0 to 17 location records to a
+// file, where the location table is split between two parts written at
+// once, and compares them with the sequential write.
+func TestWriteToFileSmall(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []int{0, 1, 7, 8, 15, 16, 17} {
+		build := func() *symcache.Builder {
+			b := symcache.NewBuilder(testInfo)
+			f := b.File("/src/a.c")
+			fn := b.Function(symcache.Function{Name: "f", Entry: symcache.NoAddr, DeclFile: f})
+			for i := range n {
+				b.Location(symcache.Location{File: f, Line: uint32(i + 1), Function: fn, Parent: symcache.None})
+				b.Range(symcache.Range{Start: 0x1000 + uint64(i)*4, Loc: uint32(i), Line: uint32(i + 1)})
+			}
+			return b
+		}
+		b1, b2 := build(), build()
+		var want bytes.Buffer
+		if _, err := b1.WriteTo(&want); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, fmt.Sprint(n))
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b2.WriteTo(f); err != nil {
+			t.Fatalf("%d locations: %v", n, err)
+		}
+		f.Close()
+		b1.Close()
+		b2.Close()
+		if got, _ := os.ReadFile(path); !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("%d locations: the file differs from the sequential write", n)
+		}
+		mustParse(t, want.Bytes())
+	}
+}
+
 func TestWriteToFileError(t *testing.T) {
 	c := spillSpec()
 	defer c.b.Close()
