@@ -215,6 +215,7 @@ func buildDWARF(d *dwarf.Data, symbols func() ([]debugfile.Symbol, error), b *sy
 	}
 	var m tableMaps
 	err := convertUnits(d, order, p, opts, func(t *unitTables) { t.addWith(b, &m) })
+	<-p.ready // convertUnits waited for it only if there were units
 	if p.err != nil {
 		return p.err
 	}
