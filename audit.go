@@ -1,6 +1,7 @@
 package backtrail
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"hash/maphash"
@@ -129,21 +130,11 @@ func (c *Client) AuditSnapshot() []AuditRecord {
 	}
 	slices.SortFunc(out, func(a, b AuditRecord) int {
 		if a.Count != b.Count {
-			return compareU(b.Count, a.Count)
+			return cmp.Compare(b.Count, a.Count)
 		}
-		return compareU(a.Stack.hash, b.Stack.hash)
+		return cmp.Compare(a.Stack.hash, b.Stack.hash)
 	})
 	return out
-}
-
-func compareU(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // ReportAudit writes an audit report to the default client's spool.
@@ -189,7 +180,7 @@ func (c *Client) ReportAudit() error {
 	if len(au.Entries) == 0 && au.Dropped == 0 {
 		return nil
 	}
-	slices.SortFunc(au.Entries, func(x, y report.AuditEntry) int { return compareU(y.Count, x.Count) })
+	slices.SortFunc(au.Entries, func(x, y report.AuditEntry) int { return cmp.Compare(y.Count, x.Count) })
 	r := c.newReport(report.KindAudit)
 	r.Audit = au
 	if err := c.emit(r); err != nil {

@@ -1,6 +1,7 @@
 package symbolize
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -13,7 +14,7 @@ type refDIEMap []dieEntry
 
 func (r *refDIEMap) set(e dieEntry) {
 	i, found := slices.BinarySearchFunc(*r, e.lo, func(x dieEntry, lo uint64) int {
-		return compareAddr(x.lo, lo)
+		return cmp.Compare(x.lo, lo)
 	})
 	if found {
 		(*r)[i] = e
@@ -37,16 +38,6 @@ func (r *refDIEMap) add(e dieEntry) {
 		}
 	}
 	r.set(e)
-}
-
-func compareAddr(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // TestDIEMap checks the map against the plain version on random ranges:
