@@ -3,6 +3,8 @@ package backtrail_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -151,8 +153,24 @@ func startStallingLoop(w *backtrail.Watchdog, name string) *stallingLoop {
 	return s
 }
 
-func (s *stallingLoop) Begin() { s.begin <- struct{}{}; <-s.ended }
-func (s *stallingLoop) End()   { s.release <- struct{}{}; <-s.ended }
+// Begin starts an iteration and returns once the loop's goroutine is
+// parked in stallOn: sampled before that, on a busy machine, its stack
+// would differ from one iteration to the next, and a repeated hang would
+// not be recognized.
+func (s *stallingLoop) Begin() {
+	s.begin <- struct{}{}
+	<-s.ended
+	buf := make([]byte, 1<<20)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); runtime.Gosched() {
+		n := runtime.Stack(buf, true)
+		for _, g := range strings.Split(string(buf[:n]), "\n\n") {
+			if strings.Contains(g, "[chan receive") && strings.Contains(g, ".stallOn(") && strings.Contains(g, "startStallingLoop.func") {
+				return
+			}
+		}
+	}
+}
+func (s *stallingLoop) End() { s.release <- struct{}{}; <-s.ended }
 
 // TestWatchdogSuppression drives a manual watchdog with a fake clock: the
 // same hang again is suppressed for a window that doubles, and the next
