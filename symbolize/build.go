@@ -88,8 +88,9 @@ func Write(w io.Writer, src *Source, opts BuildOptions) error {
 }
 
 // unitTables are what one unit (or the pclntab, or the symbol table alone)
-// adds to a symcache, with unit-local indices: files, functions and
-// locations deduplicated within the unit, and runs of ranges.
+// adds to a symcache, with unit-local indices: files, functions (those of
+// DWARF subroutines are made once each, not looked up) and locations
+// deduplicated within the unit, and runs of ranges.
 type unitTables struct {
 	files []string
 	funcs []symcache.Function // DeclFile is a unit-local file index

@@ -319,7 +319,7 @@ var ErrTooLarge = errors.New("symcache: object too large for format")
 // address, writes unknown ends only where the next run does not begin,
 // and streams the tables from temporary storage. A w that can be written
 // at offsets (an *os.File of a regular file or device, not opened for
-// appending) gets two parts of the file written at once and is left
+// appending) gets three parts of the file written at once and is left
 // positioned after the symcache. After an error, WriteTo can be called
 // again: nothing the Builder holds is consumed by writing.
 func (b *Builder) WriteTo(w io.Writer) (int64, error) {
