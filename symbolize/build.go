@@ -236,6 +236,17 @@ type unitPlan struct {
 	err    error // of reading which unit owns what, or the symbols
 }
 
+// mayOwn reports whether unit may own addresses: false only once the plan
+// is ready and says it owns none.
+func (p *unitPlan) mayOwn(unit int) bool {
+	select {
+	case <-p.ready:
+		return p.err == nil && len(p.byUnit[unit]) > 0
+	default:
+		return true
+	}
+}
+
 // byUnit groups owned ranges by unit.
 func byUnit(owned []dwarf.UnitRange) map[int][]dwarf.UnitRange {
 	m := make(map[int][]dwarf.UnitRange)
@@ -290,6 +301,10 @@ func convertUnits(d *dwarf.Data, order []int, p *unitPlan, opts BuildOptions, ad
 			}()
 			c.d = d
 			for j := range jobs {
+				if !p.mayOwn(j.unit) {
+					close(j.done) // not read at all: partial units, say
+					continue
+				}
 				j.err = c.read(&units[j.unit], j.out)
 				<-p.ready
 				owned := p.byUnit[j.unit]
