@@ -408,9 +408,9 @@ func positioned(w io.Writer) (io.WriterAt, int64, bool) {
 // second half, and the range and string tables. A big file's locations
 // are repacked from temporary storage and its range entries and strings
 // copied from it, and the parts land in different places of the file (a
-// 1 GB build: 0.25 s for the front and all locations, 0.15 s for the
-// rest). It leaves f's offset after the symcache, as a sequential write
-// would.
+// 1 GB build, in two parts: 0.25 s for the front and all locations, 0.15 s
+// for the rest). It leaves f's offset after the symcache, as a sequential
+// write would.
 func (b *Builder) writeAt(f io.WriterAt, base int64, h *header, plan *rangePlan, funcs *funcTable) (int64, error) {
 	// Records from a multiple of 8 on start on a byte.
 	mid := h.nLocs / 2 &^ 7
@@ -654,7 +654,7 @@ func (p *packer) finish(n uint32) {
 	if n == 0 {
 		return
 	}
-	p.bytes()
+	p.padBits()
 	p.buf = append(p.buf, make([]byte, 8)...)
 	p.w.Write(p.buf)
 	p.buf = p.buf[:0]
@@ -662,12 +662,13 @@ func (p *packer) finish(n uint32) {
 
 // drain writes the bits added so far, padded to a byte.
 func (p *packer) drain() {
-	p.bytes()
+	p.padBits()
 	p.w.Write(p.buf)
 	p.buf = p.buf[:0]
 }
 
-func (p *packer) bytes() {
+// padBits moves the bits not yet written to buf, padded to a byte.
+func (p *packer) padBits() {
 	for ; p.nacc > 0; p.nacc -= min(p.nacc, 8) {
 		p.buf = append(p.buf, byte(p.acc))
 		p.acc >>= 8
