@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/backtrail/backtrail/debugfile"
+	"github.com/backtrail/backtrail/debugfile/dwarf"
 	"github.com/backtrail/backtrail/demangle"
 	"github.com/backtrail/backtrail/symcache"
 )
@@ -187,9 +188,15 @@ func sourceOf(o, dbg *debugfile.Object) (*Source, error) {
 	if src.DWARF, err = dbg.DWARF(); err != nil {
 		return nil, err
 	}
-	if src.DWARF == nil {
+	switch {
+	case src.DWARF != nil:
+		src.Info.Producer, src.Info.Language = producerOf(src.DWARF)
+	default:
 		if src.Pclntab, err = o.Pclntab(); err != nil {
 			return nil, err
+		}
+		if src.Pclntab != nil {
+			src.Info.Language = symcache.LangGo
 		}
 	}
 	src.readSymbols = func() ([]debugfile.Symbol, error) {
@@ -222,4 +229,21 @@ func isSymcache(path string) bool {
 	var b [4]byte
 	n, _ := f.Read(b[:])
 	return symcache.IsSymcache(b[:n])
+}
+
+// producerOf returns the producer and language of the first compilation
+// unit, which a symcache records for the whole object.
+func producerOf(d *dwarf.Data) (string, symcache.Language) {
+	units := d.Units()
+	for i := range units {
+		if t := units[i].Type; t == dwarf.DW_UT_type || t == dwarf.DW_UT_split_type {
+			continue
+		}
+		var ui dwarf.UnitInfo
+		if d.ReadRoot(&units[i], &ui) != nil {
+			return "", symcache.LangUnknown
+		}
+		return string(ui.Producer), languageOf(ui.Language)
+	}
+	return "", symcache.LangUnknown
 }

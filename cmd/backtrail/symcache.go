@@ -160,17 +160,18 @@ func runSymcacheInfo(ctx context.Context, e *env, fs *flag.FlagSet, args []strin
 		Arch      string `json:"arch"`
 		Name      string `json:"name,omitempty"`
 		Language  string `json:"language"`
+		Producer  string `json:"producer,omitempty"`
 		Files     int    `json:"files"`
 		Functions int    `json:"functions"`
 		Locations int    `json:"locations"`
 		Ranges    int    `json:"ranges"`
 		Size      int    `json:"size"`
-	}{args[0], symcache.Version, id.String(), info.CodeID, info.Arch, info.Name, info.Language.String(), files, funcs, locs, ranges, sc.Size()}
+	}{args[0], symcache.Version, id.String(), info.CodeID, info.Arch, info.Name, info.Language.String(), info.Producer, files, funcs, locs, ranges, sc.Size()}
 	if fs.Lookup("json").Value.String() == "true" {
 		writeJSONLine(e.stdout, v)
 		return nil
 	}
-	fmt.Fprintf(e.stdout, "%s\n  version:    %d\n  debug_id:   %s\n  code_id:    %s\n  arch:       %s\n  name:       %s\n  language:   %s\n  files:      %d\n  functions:  %d\n  locations:  %d\n  ranges:     %d\n  size:       %d bytes\n",
-		v.Path, v.Version, v.DebugID, v.CodeID, v.Arch, v.Name, v.Language, v.Files, v.Functions, v.Locations, v.Ranges, v.Size)
+	fmt.Fprintf(e.stdout, "%s\n  version:    %d\n  debug_id:   %s\n  code_id:    %s\n  arch:       %s\n  name:       %s\n  language:   %s\n  producer:   %s\n  files:      %d\n  functions:  %d\n  locations:  %d\n  ranges:     %d\n  size:       %d bytes\n",
+		v.Path, v.Version, v.DebugID, v.CodeID, v.Arch, v.Name, v.Language, v.Producer, v.Files, v.Functions, v.Locations, v.Ranges, v.Size)
 	return nil
 }

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -68,5 +69,39 @@ func TestSymcacheBuildOutput(t *testing.T) {
 	}
 	if n := <-read; n <= 0 {
 		t.Errorf("read %d bytes from the pipe", n)
+	}
+}
+
+// TestSymcacheInfo checks that a symcache records its object's producer and
+// language, from the first unit's DW_AT_producer and DW_AT_language, or Go
+// for a binary read through its pclntab, and that `symcache info` shows
+// them.
+func TestSymcacheInfo(t *testing.T) {
+	for _, tc := range []struct {
+		spec     fixture.Spec
+		language string
+		producer string // a part of it
+	}{
+		{fixture.Spec{Lang: "c", Compiler: "gcc", Opt: 2, DWARF: 5}, "c", "GNU C"},
+		{fixture.Spec{Lang: "cxx", Compiler: "clang", Opt: 2, DWARF: 4}, "cpp", "clang version"},
+		{fixture.Spec{Lang: "go", Opt: 2}, "go", "Go cmd/compile"},
+		{fixture.Spec{Lang: "go", Opt: 2, Strip: true}, "go", ""},
+	} {
+		b := fixture.Build(t, tc.spec)
+		out := filepath.Join(t.TempDir(), "obj.symcache")
+		runBacktrail(t, "", "symcache", "build", "-o", out, b.Path)
+		var info struct {
+			Language string `json:"language"`
+			Producer string `json:"producer"`
+		}
+		if err := json.Unmarshal([]byte(runBacktrail(t, "", "symcache", "info", "--json", out)), &info); err != nil {
+			t.Fatal(err)
+		}
+		if info.Language != tc.language || !strings.Contains(info.Producer, tc.producer) || tc.producer == "" && info.Producer != "" {
+			t.Errorf("%s: language %q, producer %q; want %q and a producer with %q", fixture.Name(tc.spec), info.Language, info.Producer, tc.language, tc.producer)
+		}
+		if text := runBacktrail(t, "", "symcache", "info", out); !strings.Contains(text, "language:   "+tc.language+"\n") {
+			t.Errorf("%s: text output lacks the language:\n%s", fixture.Name(tc.spec), text)
+		}
 	}
 }

@@ -101,6 +101,20 @@ const (
 	kindData
 )
 
+// ReadRoot reads only the root entry of unit u into ui: its name,
+// compilation directory, producer, language and line table offset, not its
+// address ranges nor any subroutine. It costs one entry.
+func (d *Data) ReadRoot(u *Unit, ui *UnitInfo) error {
+	r, err := d.newEntryReader(u)
+	if err != nil {
+		return err
+	}
+	*ui = UnitInfo{Unit: u, Subroutines: ui.Subroutines[:0], SubRanges: ui.SubRanges[:0], Ranges: ui.Ranges[:0], r: r, lastResolved: -1}
+	r.noRanges = true
+	_, err = r.readRoot(ui)
+	return err
+}
+
 // ReadUnit reads unit u's root entry and all its subroutine entries into ui.
 // Cost is linear in the unit's size; entries describing types are skipped
 // via DW_AT_sibling when the producer emitted it.
