@@ -40,8 +40,9 @@ On a terminal a progress bar shows the units converted.
 		args:  "[--json] FILE",
 		short: "show what a symcache holds",
 		long: `
-Symcache info prints a symcache's identifiers, architecture, the number of
-files, functions, locations and address ranges, and its size.
+Symcache info prints a symcache's identifiers, architecture, language and
+producer (of the object's first compilation unit), the number of files,
+functions, locations and address ranges, and its size.
 `,
 		flags: func(fs *flag.FlagSet) {
 			fs.Bool("json", false, "print JSON")
