@@ -451,7 +451,7 @@ func inApp(function string) bool {
 				n = len("_test")
 			}
 			if n >= 0 && strings.IndexByte(rest[n+1:], '/') < 0 {
-				return len(pre)+n != len(sdkPackage) || function[:len(pre)+n] != sdkPackage
+				return function[:len(pre)+n] != sdkPackage
 			}
 		}
 		switch rest[0] {

@@ -188,10 +188,9 @@ func sourceOf(o, dbg *debugfile.Object) (*Source, error) {
 	if src.DWARF, err = dbg.DWARF(); err != nil {
 		return nil, err
 	}
-	switch {
-	case src.DWARF != nil:
+	if src.DWARF != nil {
 		src.Info.Producer, src.Info.Language = producerOf(src.DWARF)
-	default:
+	} else {
 		if src.Pclntab, err = o.Pclntab(); err != nil {
 			return nil, err
 		}
