@@ -11,15 +11,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/backtrail/backtrail/dump"
 	"github.com/backtrail/backtrail/internal/testenv"
@@ -592,7 +589,7 @@ func beats(hb string) int {
 // beating, no thread stays stopped, and no thread of the dumping process
 // keeps a real-time priority.
 func TestRealtimeThread(t *testing.T) {
-	if !mayRealtime() {
+	if !dump.MayRealtime() {
 		t.Skip("no real-time priority for this process (needs CAP_SYS_NICE)")
 	}
 	exe := buildTarget(t, variants[1])
@@ -627,20 +624,6 @@ func TestRealtimeThread(t *testing.T) {
 			t.Errorf("%s: the dumping process's thread has real-time priority %d", f, p)
 		}
 	}
-}
-
-// mayRealtime says whether this process may take a real-time priority.
-func mayRealtime() bool {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	own, err := unix.SchedGetAttr(0, 0)
-	if err != nil || unix.SchedSetAttr(0, &unix.SchedAttr{Policy: unix.SCHED_FIFO, Priority: 1}, 0) != nil {
-		return false
-	}
-	if err := unix.SchedSetAttr(0, own, 0); err != nil {
-		panic(err) // giving a priority back is always permitted
-	}
-	return true
 }
 
 // rtPriority returns the real-time priority in the stat file at path.
