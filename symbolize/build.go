@@ -182,7 +182,7 @@ func remap(m []uint32, i uint32) uint32 {
 func buildDWARF(d *dwarf.Data, symbols func() ([]debugfile.Symbol, error), b *symcache.Builder, opts BuildOptions) error {
 	// Which unit owns which addresses, and the symbols and what they
 	// cover, take tens of milliseconds each in a big file (1 GB corpus:
-	// 90 ms, the most page faults, and 50 + 40 ms), and no unit can be
+	// 90 ms, mostly page faults, and 50 + 40 ms), and no unit can be
 	// converted without them. They are found while the workers read the
 	// first units' entries and line tables, which needs neither.
 	p := &unitPlan{ready: make(chan struct{})}

@@ -5,7 +5,8 @@ package symcache
 // records; a slice that size grown by append is copied again and again,
 // into memory that must be cleared first, and while the copy runs the
 // garbage collector cannot stop the goroutine to scan its stack and spins
-// on the other core: in a 1 GB build, 0.7 of 6 CPU-seconds.
+// on the other core: in a 1 GB build, 0.8 of 6.2 CPU-seconds (0.5 growing,
+// 0.33 spinning).
 type chunks[T any] struct {
 	c [][]T
 	n int
