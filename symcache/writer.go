@@ -656,8 +656,7 @@ func (p *packer) finish(n uint32) {
 	}
 	p.padBits()
 	p.buf = append(p.buf, make([]byte, 8)...)
-	p.w.Write(p.buf)
-	p.buf = p.buf[:0]
+	p.drain()
 }
 
 // drain writes the bits added so far, padded to a byte.
