@@ -346,7 +346,7 @@ func (b *Builder) WriteTo(w io.Writer) (int64, error) {
 		return 0, err
 	}
 	if err := errors.Join(b.strs.flush(), b.locs.flush(), b.entries.flush()); err != nil {
-		return 0, err
+		return 0, fmt.Errorf("symcache: temporary storage lost data: %w", err)
 	}
 	if len(plan.blocks) > 0 {
 		h.addrBase = plan.blocks[0].start
