@@ -73,8 +73,12 @@ func (c *unitConverter) read(u *dwarf.Unit, out *unitTables) error {
 		return err
 	}
 	// Most locations are call sites, one per inlined subroutine: about
-	// one per subroutine range.
-	c.out.reset(len(c.ui.SubRanges))
+	// one per subroutine range, and up to a fifth more (lines of a
+	// function at one inlining context). An estimate short by a few
+	// percent would cost a copy of the whole table; one too long costs
+	// only address space (see reserve).
+	nr := len(c.ui.SubRanges)
+	c.out.reset(nr + nr/4 + 64)
 	if err := c.d.ReadLineTable(&c.ui, &c.lt); err != nil {
 		return err
 	}
@@ -99,8 +103,10 @@ func (c *unitConverter) read(u *dwarf.Unit, out *unitTables) error {
 // applied.
 func (c *unitConverter) emitOwned(owned []dwarf.UnitRange, cover []symRange) {
 	out := c.out
-	// Pieces and ranges are about as many as rows or subroutine ranges.
+	// Pieces and ranges are about as many as rows or subroutine ranges,
+	// a few percent more with the symbols and gaps (see read's estimate).
 	estimate := max(len(c.rows), len(c.subs))
+	estimate += estimate/8 + 64
 	c.pieces = reserve(c.pieces, estimate)
 	out.ranges = reserve(out.ranges, estimate)
 	c.merge(owned)

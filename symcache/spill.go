@@ -28,7 +28,7 @@ const spillMem = 1 << 20
 func (s *spill) write(p []byte) {
 	s.n += int64(len(p))
 	if s.f == nil && !s.move(len(p)) {
-		s.mem = append(s.mem, p...)
+		s.mem = append(s.grown(len(p)), p...)
 		return
 	}
 	if _, err := s.w.Write(p); err != nil && s.err == nil {
@@ -39,12 +39,23 @@ func (s *spill) write(p []byte) {
 func (s *spill) writeString(p string) {
 	s.n += int64(len(p))
 	if s.f == nil && !s.move(len(p)) {
-		s.mem = append(s.mem, p...)
+		s.mem = append(s.grown(len(p)), p...)
 		return
 	}
 	if _, err := s.w.WriteString(p); err != nil && s.err == nil {
 		s.err = err
 	}
+}
+
+// grown returns the memory store with room for n more bytes. Past 64 KB
+// it grows to spillMem at once: doubling would copy it again and again
+// into freshly faulted pages, while room never written is never touched.
+// Small stores (small symcaches) stay small.
+func (s *spill) grown(n int) []byte {
+	if len(s.mem)+n > cap(s.mem) && cap(s.mem) >= 64<<10 {
+		s.mem = append(make([]byte, 0, spillMem), s.mem...)
+	}
+	return s.mem
 }
 
 // move moves the store to a temporary file when n more bytes would take
