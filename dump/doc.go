@@ -29,9 +29,14 @@
 // ordinary process can preempt it while it holds that thread, whose
 // latency matters. For ordinary threads the two system calls and switches
 // of scheduling class cost more than the preemptions they prevent. While
-// it waits for a stop it sleeps, woken early by the SIGCHLD of the stop,
-// without giving up its Go P, and it yields to the Go scheduler only
-// between threads, so that it never waits for a P with threads stopped.
+// it waits for a stop it polls, then sleeps in steps of 20–100 µs without
+// giving up its Go P, and it yields to the Go scheduler only between
+// threads, so that it never waits for a P with threads stopped. The
+// kernel sends the tracer a SIGCHLD at every stop, which ends such a sleep
+// early; a program that runs no child processes during the dump may
+// ignore SIGCHLD (signal.Ignore) instead, as the backtrail command does:
+// a thousand signals delivered cost more CPU than the early wake-ups save
+// (bench/dump.md).
 // The threads are listed, and their names, states, last CPUs and
 // real-time priorities read from /proc ahead of the tracer, by another
 // goroutine while the maps are read and the modules opened; the second

@@ -149,8 +149,8 @@ const spinPolls = 5
 // threads we wait for (on a busy machine they may need ours to reach their
 // stop). A thread's stop sends SIGCHLD, which the kernel gives to the
 // tracer thread when it can, and the signal ends the sleep early (EINTR);
-// maxSleep bounds the wait when it goes to another thread or comes just
-// before the sleep. The call is raw: an announced sleep lets the Go
+// maxSleep bounds the wait when it goes to another thread, comes just
+// before the sleep, or is ignored (see the package doc). The call is raw: an announced sleep lets the Go
 // scheduler give the tracer's P away, and a tracer that must then wait
 // for a P to come back holds its stopped threads for milliseconds.
 func backoff(n int) {

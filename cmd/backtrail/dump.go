@@ -101,7 +101,9 @@ func runDump(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 	// stacks, frames) stays live until it is printed: collecting
 	// garbage at the default pace would cost a tenth of the run.
 	setGCPercent(800)
+	restore := ignoreChildSignals()
 	p, err := dump.Dump(ctx, pid, opts)
+	restore()
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("dump of %d interrupted; the process was released", pid)

@@ -256,3 +256,35 @@ func TestDumpUploadServe(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestDumpRestoresChildSignals checks that the dump command, which has the
+// kernel stop sending SIGCHLD while it traces, gives the runtime its
+// handling back: afterwards a child's exit status reaches Wait, which an
+// ignored SIGCHLD would have the kernel discard.
+func TestDumpRestoresChildSignals(t *testing.T) {
+	p := strconv.Itoa(startParked(t))
+	if code, _, errs := runCode("dump", p); code != 0 {
+		t.Fatalf("dump: exit %d: %s", code, errs)
+	}
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const sigchld = 1 << (17 - 1)
+	for _, line := range strings.Split(string(status), "\n") {
+		field, mask, ok := strings.Cut(line, ":")
+		if field != "SigIgn" && field != "SigCgt" || !ok {
+			continue
+		}
+		m, err := strconv.ParseUint(strings.TrimSpace(mask), 16, 64)
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		if caught := m&sigchld != 0; caught != (field == "SigCgt") {
+			t.Errorf("after the dump %s = %#x: SIGCHLD should be caught by the runtime, not ignored", field, m)
+		}
+	}
+	if err := exec.Command(testenv.Tool(t, "true")).Run(); err != nil {
+		t.Errorf("a child after the dump: %v", err)
+	}
+}
