@@ -150,9 +150,10 @@ const spinPolls = 5
 // stop). A thread's stop sends SIGCHLD, which the kernel gives to the
 // tracer thread when it can, and the signal ends the sleep early (EINTR);
 // maxSleep bounds the wait when it goes to another thread, comes just
-// before the sleep, or is ignored (see the package doc). The call is raw: an announced sleep lets the Go
-// scheduler give the tracer's P away, and a tracer that must then wait
-// for a P to come back holds its stopped threads for milliseconds.
+// before the sleep, or is ignored (see the package doc). The call is raw:
+// an announced sleep lets the Go scheduler give the tracer's P away, and a
+// tracer that must then wait for a P to come back holds its stopped
+// threads for milliseconds.
 func backoff(n int) {
 	ts := unix.NsecToTimespec(int64(min(10<<min(n, 7), maxSleep)) * 1000)
 	raw(unix.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0, 0, 0)

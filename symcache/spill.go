@@ -47,10 +47,11 @@ func (s *spill) writeString(p string) {
 	}
 }
 
-// grown returns the memory store with room for n more bytes. Past 64 KB
-// it grows to spillMem at once: doubling would copy it again and again
-// into freshly faulted pages, while room never written is never touched.
-// Small stores (small symcaches) stay small.
+// grown returns the memory store for n more bytes to be appended. Once it
+// holds 64 KB it is grown to spillMem at once rather than by appends:
+// doubling would copy it again and again into freshly faulted pages, and
+// room never written is never touched. Small stores (small symcaches)
+// stay small.
 func (s *spill) grown(n int) []byte {
 	if len(s.mem)+n > cap(s.mem) && cap(s.mem) >= 64<<10 {
 		s.mem = append(make([]byte, 0, spillMem), s.mem...)
