@@ -10,10 +10,10 @@ import (
 // until the returned function restores the runtime's handling. A tracer is
 // sent a SIGCHLD at every stop of a traced thread, which the runtime's
 // handler then ignores: delivering a thousand of them cost 6–10 % of the
-// CPU time of a 1000-thread dump (bench/dump.md). With the
-// signal ignored the kernel does not send it, and wait4 reports the stops
-// as before. The dump command runs no child processes meanwhile, whose exit
-// status the kernel would then discard.
+// CPU time of a 1000-thread dump (bench/dump.md). With the signal ignored
+// the kernel does not send it, and wait4 reports the stops as before. The
+// dump command runs no child processes meanwhile, whose exit status the
+// kernel would then discard.
 func ignoreChildSignals() (restore func()) {
 	signal.Ignore(syscall.SIGCHLD)
 	return func() {
