@@ -240,6 +240,8 @@ func producerOf(d *dwarf.Data) (string, symcache.Language) {
 		}
 		var ui dwarf.UnitInfo
 		if d.ReadRoot(&units[i], &ui) != nil {
+			// Only a label is lost: converting that unit reports the
+			// error itself.
 			return "", symcache.LangUnknown
 		}
 		return string(ui.Producer), languageOf(ui.Language)

@@ -48,12 +48,13 @@ func (s *spill) writeString(p string) {
 }
 
 // grown returns the memory store for n more bytes to be appended. Once it
-// holds 64 KB it is grown to spillMem at once rather than by appends:
+// holds 64 KB it is grown to spillMem at once rather than by appends
+// (past spillMem, where no temporary file could be made, append grows it):
 // doubling would copy it again and again into freshly faulted pages, and
 // room never written is never touched. Small stores (small symcaches)
 // stay small.
 func (s *spill) grown(n int) []byte {
-	if len(s.mem)+n > cap(s.mem) && cap(s.mem) >= 64<<10 {
+	if len(s.mem)+n > cap(s.mem) && cap(s.mem) >= 64<<10 && cap(s.mem) < spillMem {
 		s.mem = append(make([]byte, 0, spillMem), s.mem...)
 	}
 	return s.mem
@@ -85,13 +86,10 @@ func (s *spill) move(n int) bool {
 // if any. Reading (copyTo, each) needs it first, and is then safe from
 // several goroutines.
 func (s *spill) flush() error {
-	if s.f == nil {
-		return nil
-	}
-	if s.err == nil {
+	if s.f != nil && s.err == nil {
 		s.err = s.w.Flush()
 	}
-	return s.err
+	return s.failed()
 }
 
 // failed returns the error that lost data, if any, once flushed.

@@ -480,7 +480,17 @@ func spillSpec() *cacheSpec {
 
 // TestSpill checks a cache whose tables moved to temporary files against
 // the model.
-func TestSpill(t *testing.T) {
+func TestSpill(t *testing.T) { checkSpill(t) }
+
+// TestSpillNoTempDir checks a cache whose tables outgrew memory where no
+// temporary file can be made: they stay in memory, and nothing is lost.
+func TestSpillNoTempDir(t *testing.T) {
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
+	checkSpill(t)
+}
+
+func checkSpill(t *testing.T) {
+	t.Helper()
 	c := spillSpec()
 	defer c.b.Close()
 	var buf bytes.Buffer
