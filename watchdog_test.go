@@ -169,7 +169,9 @@ func (s *stallingLoop) Begin() {
 			}
 		}
 	}
+	panic("the stalling loop's goroutine did not park in stallOn within 10 s")
 }
+
 func (s *stallingLoop) End() { s.release <- struct{}{}; <-s.ended }
 
 // TestWatchdogSuppression drives a manual watchdog with a fake clock: the

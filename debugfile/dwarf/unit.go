@@ -109,7 +109,7 @@ func (d *Data) ReadRoot(u *Unit, ui *UnitInfo) error {
 	if err != nil {
 		return err
 	}
-	*ui = UnitInfo{Unit: u, Subroutines: ui.Subroutines[:0], SubRanges: ui.SubRanges[:0], Ranges: ui.Ranges[:0], r: r, lastResolved: -1}
+	*ui = UnitInfo{Unit: u, r: r, lastResolved: -1}
 	r.noRanges = true
 	_, err = r.readRoot(ui)
 	return err
