@@ -44,7 +44,7 @@ base_bin=${BASE:-}
 work="${BENCH_DIR:-/tmp/backtrail-bench-dump}"
 mkdir -p "$work"
 gcc -O2 -g -pthread -o "$work/parked" testdata/src/dump/parked.c
-go build -o "$work/backtrail" ./cmd/backtrail
+CGO_ENABLED=0 go build -o "$work/backtrail" ./cmd/backtrail # as scripts/run builds it
 export XDG_CACHE_HOME="$work/cache"
 echo "machine: $(nproc) cores, $(uname -r), $(go version | cut -d' ' -f3), $(eu-stack --version | head -1), $(gdb --version | head -1)"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"

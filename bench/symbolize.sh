@@ -19,7 +19,7 @@ if [ ! -f "$obj" ]; then
   echo "building cmd/compile with DWARF..." >&2
   go build -ldflags=-compressdwarf=false -o "$obj" cmd/compile
 fi
-go build -o "$work/backtrail" ./cmd/backtrail
+CGO_ENABLED=0 go build -o "$work/backtrail" ./cmd/backtrail # as scripts/run builds it
 llvm-dwarfdump-14 --debug-line "$obj" | awk '/^0x[0-9a-f]+ /{print $1}' | sort -u > "$work/rows.txt"
 echo "object: $obj ($(du -h "$obj" | cut -f1), $(wc -l < "$work/rows.txt") line-table addresses)"
 echo "go: $(go version | cut -d' ' -f3), $(llvm-symbolizer-14 --version | grep -o 'LLVM version [0-9.]*'), $(nproc) cores"

@@ -56,7 +56,7 @@ build_rev() {
   rm -rf "$src"
   mkdir -p "$src"
   git archive "$1" | tar -x -C "$src"
-  (cd "$src" && nice -n 10 go build -o "$bt" ./cmd/backtrail)
+  (cd "$src" && CGO_ENABLED=0 nice -n 10 go build -o "$bt" ./cmd/backtrail)
 }
 bt=$out/backtrail
 if [ -n "${BACKTRAIL:-}" ]; then
@@ -66,7 +66,7 @@ elif [ -n "${REV:-}" ]; then
   rev=$(git rev-parse --short "$REV")
   build_rev "$rev"
   bt_desc="$rev (git archive)"
-elif nice -n 10 go build -o "$bt" ./cmd/backtrail 2> "$out/build.log"; then
+elif CGO_ENABLED=0 nice -n 10 go build -o "$bt" ./cmd/backtrail 2> "$out/build.log"; then
   bt_desc="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo '+dirty') (working tree)"
 else
   # The working tree may be mid-edit; fall back to the last commit.

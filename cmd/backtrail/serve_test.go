@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/rand"
+	"debug/elf"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -20,14 +22,28 @@ import (
 	"github.com/backtrail/backtrail/internal/testenv"
 )
 
-// buildBacktrail builds this command into a temporary directory.
+// buildBacktrail builds this command into a temporary directory as
+// scripts/run builds it, without cgo, and checks that the result is static:
+// users copy it onto the machine or into the container of a process to
+// dump, where the C library it was linked against may not be.
 func buildBacktrail(t *testing.T) string {
 	t.Helper()
 	goTool := testenv.Tool(t, "go")
 	exe := filepath.Join(t.TempDir(), "backtrail")
 	cmd := exec.Command(goTool, "build", "-o", exe, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	f, err := elf.Open(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			t.Fatalf("%s asks for a dynamic loader: a dependency needs cgo", exe)
+		}
 	}
 	return exe
 }
