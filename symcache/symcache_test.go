@@ -322,6 +322,26 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// TestFuncRange checks that Func refuses indexes outside the table: the
+// tables' reads do not check them (load8).
+func TestFuncRange(t *testing.T) {
+	_, data := sample()
+	f := mustParse(t, data)
+	for _, i := range []int{-1, f.NumFuncs(), 1 << 40} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Func(%d) of %d did not panic", i, f.NumFuncs())
+				}
+			}()
+			f.Func(i).Name()
+		}()
+	}
+	if f.Func(f.NumFuncs()-1).Name() == "" {
+		t.Errorf("the last function has no name")
+	}
+}
+
 func TestOpen(t *testing.T) {
 	_, data := sample()
 	dir := t.TempDir()
