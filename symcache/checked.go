@@ -2,5 +2,5 @@
 
 package symcache
 
-// checked makes load8 check its reads.
+// checked makes load8 and File.str check their reads.
 const checked = true

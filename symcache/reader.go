@@ -82,11 +82,11 @@ func (t *table) get(i uint32, k int) uint32 {
 }
 
 // load8 returns the little-endian number in the 8 bytes of b at off, for
-// the records of packed tables, where Parse has shown the bytes to be
-// inside b: it checks every index the file holds, and Func checks its
-// caller's. It does not check again: the two bounds checks of each field
-// read took 11–14 % of a lookup (BenchmarkLookup; the entries' bounds
-// checks cost nothing measurable). Built with -tags checked, as the fuzz
+// the records of packed tables and the files, where Parse has shown the
+// bytes to be inside b: it checks every index and string the file holds,
+// and Func checks its caller's. It does not check again, nor does str:
+// the bounds checks of reading a frame's fields took 14–20 % of a lookup
+// (BenchmarkLookup; the entries' bounds checks cost nothing measurable). Built with -tags checked, as the fuzz
 // targets and the race-detector run are, it checks, so that a file Parse
 // wrongly accepts fails there instead of being read out of range.
 func load8(b []byte, off uint64) uint64 {
@@ -339,11 +339,16 @@ func (f *File) blockBytes(b int) (lo, hi uint32) {
 	return f.offs[b], hi
 }
 
+// str returns the string r refers to, which Parse has checked (see load8).
 func (f *File) str(r strRef) string {
 	if r.len == 0 {
 		return ""
 	}
-	return unsafe.String(&f.strs[r.off], r.len)
+	if checked {
+		b := f.strs[r.off : r.off+r.len]
+		return unsafe.String(&b[0], len(b))
+	}
+	return unsafe.String((*byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(f.strs)), r.off)), r.len)
 }
 
 // Info returns what the symcache records about its object.
@@ -575,7 +580,8 @@ func (l Loc) File() string {
 }
 
 func (f *File) fileName(i uint32) string {
-	return f.str(getRef(f.files[int(i)*fileSize:]))
+	v := load8(f.files, uint64(i)*fileSize) // a strref
+	return f.str(strRef{uint32(v), uint32(v >> 32)})
 }
 
 // FunctionIndex returns the index of the location's function, or None.
