@@ -16,6 +16,7 @@ import (
 	"debug/elf"
 	"debug/macho"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -104,59 +105,119 @@ func TestSymbolizeMatchesLLVM(t *testing.T) {
 			if c.twin != nil {
 				ref = fixture.Build(t, *c.twin)
 			}
-			addrs := lineAddresses(t, ref)
-			if len(addrs) < 100 {
-				t.Fatalf("only %d addresses in %s", len(addrs), ref.Path)
-			}
-			in := addressInput(addrs)
-			want := blocks(runTool(t, llvm, in, "--obj="+ref.Path))
 			obj := b.Path
 			if c.dsym {
 				obj = b.Debug
 			}
-			// The same answers from the debug file (indexed lazily, unit
-			// by unit) and from a symcache built from it.
-			cache := filepath.Join(t.TempDir(), "obj.symcache")
-			runBacktrail(t, "", "symcache", "build", "-o", cache, obj)
-			for _, o := range []struct{ name, path string }{{"debug-file", obj}, {"symcache", cache}} {
-				t.Run(o.name, func(t *testing.T) {
-					got := blocks(runBacktrail(t, in, "symbolize", "--obj="+o.path))
-					if len(got) != len(addrs) || len(want) != len(addrs) {
-						t.Fatalf("%d addresses, %d llvm blocks, %d ours", len(addrs), len(want), len(got))
-					}
-					var differ []int
-					for i := range addrs {
-						w, g := want[i], got[i]
-						if c.noColumns {
-							w, g = dropColumns(w), dropColumns(g)
-						}
-						if w != g && knownDiff(c, w, g) == "" {
-							differ = append(differ, i)
-						}
-					}
-					demanglerOnly := demanglerDiffs(t, c, in, o.path, differ, want, got)
-					bad := 0
-					for _, i := range differ {
-						if demanglerOnly[i] {
-							continue
-						}
-						bad++
-						if bad <= 10 {
-							t.Errorf("%#x:\nllvm-symbolizer:\n%s\nbacktrail:\n%s", addrs[i], indent(want[i]), indent(got[i]))
-						}
-					}
-					if bad > 0 {
-						t.Errorf("%d of %d addresses differ\nbuilt with:\n%s", bad, len(addrs), strings.Join(b.Commands, "\n"))
-					}
-				})
-			}
-			total += len(addrs)
+			total += matchLLVM(t, llvm, c, ref, obj, b.Commands)
 			if c.why != "" {
 				t.Logf("compared with %s: %s", fixture.Name(*c.twin), c.why)
 			}
 		})
 	}
 	t.Logf("%d addresses compared, from the debug files and from symcaches", total)
+}
+
+// TestSymbolizeSystemLibcMatchesLLVM runs the comparison on DWARF that no
+// fixture of ours produced: the system C library's separate debug file as
+// the distribution ships it (Debian's libc6-dbg: glibc built by gcc 12,
+// DWARF 5 with compressed sections, hand-written assembly, IFUNC variants),
+// found by build id under /usr/lib/debug as `backtrail dump` finds it.
+func TestSymbolizeSystemLibcMatchesLLVM(t *testing.T) {
+	llvm := testenv.Tool(t, "llvm-symbolizer-14")
+	testenv.Tool(t, "llvm-dwarfdump-14")
+	debug := systemLibcDebug(t)
+	n := matchLLVM(t, llvm, diffCase{}, fixture.Binary{Path: debug, DWARFPath: debug}, debug, nil)
+	t.Logf("%d addresses of %s compared", n, debug)
+}
+
+// systemLibcDebug returns the separate debug file of the C library that
+// gcc links against. Without it the test fails in CI and is skipped
+// elsewhere, like a missing tool (scripts/test-setup installs libc6-dbg).
+func systemLibcDebug(t *testing.T) string {
+	out, err := exec.Command(testenv.Tool(t, "gcc"), "-print-file-name=libc.so.6").Output()
+	if err != nil {
+		t.Fatalf("gcc -print-file-name=libc.so.6: %v", err)
+	}
+	libc := strings.TrimSpace(string(out))
+	f, err := elf.Open(libc)
+	if err != nil {
+		t.Fatalf("the C library: %v", err)
+	}
+	defer f.Close()
+	note := f.Section(".note.gnu.build-id")
+	if note == nil {
+		t.Fatalf("%s has no build id", libc)
+	}
+	data, err := note.Data()
+	if err != nil || len(data) < 17 {
+		t.Fatalf("%s: build-id note of %d bytes: %v", libc, len(data), err)
+	}
+	id := fmt.Sprintf("%x", data[16:]) // after the note header and "GNU\x00"
+	debug := filepath.Join("/usr/lib/debug/.build-id", id[:2], id[2:]+".debug")
+	if _, err := os.Stat(debug); err != nil {
+		msg := fmt.Sprintf("no debug file for %s (%v); install the Debian package libc6-dbg", libc, err)
+		if testenv.InCI() {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return debug
+}
+
+// matchLLVM symbolizes every line-table row of ref (and the byte after
+// it, and every symbol start) with llvm-symbolizer from ref and with
+// backtrail from obj, directly and through a symcache built from it, and
+// fails on any difference that knownDiff and demanglerDiffs do not explain.
+// It returns the number of addresses compared; commands, if any, say how
+// the files were built.
+func matchLLVM(t *testing.T, llvm string, c diffCase, ref fixture.Binary, obj string, commands []string) int {
+	t.Helper()
+	addrs := lineAddresses(t, ref)
+	if len(addrs) < 100 {
+		t.Fatalf("only %d addresses in %s", len(addrs), ref.Path)
+	}
+	in := addressInput(addrs)
+	want := blocks(runTool(t, llvm, in, "--obj="+ref.Path))
+	// The same answers from the debug file (indexed lazily, unit by unit)
+	// and from a symcache built from it.
+	cache := filepath.Join(t.TempDir(), "obj.symcache")
+	runBacktrail(t, "", "symcache", "build", "-o", cache, obj)
+	for _, o := range []struct{ name, path string }{{"debug-file", obj}, {"symcache", cache}} {
+		t.Run(o.name, func(t *testing.T) {
+			got := blocks(runBacktrail(t, in, "symbolize", "--obj="+o.path))
+			if len(got) != len(addrs) || len(want) != len(addrs) {
+				t.Fatalf("%d addresses, %d llvm blocks, %d ours", len(addrs), len(want), len(got))
+			}
+			var differ []int
+			for i := range addrs {
+				w, g := want[i], got[i]
+				if c.noColumns {
+					w, g = dropColumns(w), dropColumns(g)
+				}
+				if w != g && knownDiff(c, w, g) == "" {
+					differ = append(differ, i)
+				}
+			}
+			demanglerOnly := demanglerDiffs(t, c, in, o.path, differ, want, got)
+			bad := 0
+			for _, i := range differ {
+				if demanglerOnly[i] {
+					continue
+				}
+				bad++
+				if bad <= 10 {
+					t.Errorf("%#x:\nllvm-symbolizer:\n%s\nbacktrail:\n%s", addrs[i], indent(want[i]), indent(got[i]))
+				}
+			}
+			if bad > 0 && len(commands) > 0 {
+				t.Errorf("%d of %d addresses differ\nbuilt with:\n%s", bad, len(addrs), strings.Join(commands, "\n"))
+			} else if bad > 0 {
+				t.Errorf("%d of %d addresses differ", bad, len(addrs))
+			}
+		})
+	}
+	return len(addrs)
 }
 
 // knownDiff returns why a difference between llvm-symbolizer's answer w and
