@@ -1,4 +1,5 @@
-// Package dump takes the stacks of every thread of a live Linux process,
+// Package dump takes the stacks of every thread of a live Linux process
+// (on amd64 and arm64; elsewhere Dump returns errors.ErrUnsupported),
 // unwinds them and symbolizes them, inline frames included, pausing each
 // thread for as little time as possible.
 //

@@ -1,13 +1,17 @@
-//go:build !linux
+//go:build !linux || !(amd64 || arm64)
 
 package dump
 
 import (
 	"context"
 	"errors"
+	"fmt"
+	"runtime"
 )
 
-// Dump is supported on Linux only.
+// Dump needs Linux on amd64 or arm64: ptrace, and register sets the
+// unwinder knows. Elsewhere it returns an error wrapping
+// errors.ErrUnsupported.
 func Dump(ctx context.Context, pid int, opts Options) (*Process, error) {
-	return nil, errors.ErrUnsupported
+	return nil, fmt.Errorf("dump: not supported on %s/%s: %w", runtime.GOOS, runtime.GOARCH, errors.ErrUnsupported)
 }

@@ -354,7 +354,7 @@ func (b *Builder) WriteTo(w io.Writer) (int64, error) {
 	if plan.maxAddr-h.addrBase > uint64(None) {
 		return 0, fmt.Errorf("%w: address span %#x exceeds 4 GiB", ErrTooLarge, plan.maxAddr-h.addrBase)
 	}
-	if plan.entriesLen > int64(None) || len(plan.blocks) >= int(None) || plan.nRanges >= int(None) || b.funcs.len() >= int(None) {
+	if plan.entriesLen > int64(None) || int64(len(plan.blocks)) >= int64(None) || int64(plan.nRanges) >= int64(None) || int64(b.funcs.len()) >= int64(None) {
 		return 0, ErrTooLarge
 	}
 	h.nFiles = uint32(len(b.files))
