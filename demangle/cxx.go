@@ -1,6 +1,7 @@
 package demangle
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -104,6 +105,8 @@ func itaniumFull(name string) (string, bool) {
 			keepAddressedSignature(n)
 		case *cxx.Binary:
 			parenthesizeTemplateCallee(n)
+		case *cxx.ExprList:
+			spliceExpandedPacks(n)
 		}
 	})
 	s, ok := toString(a, cxx.Verbose)
@@ -198,6 +201,53 @@ func parenthesizeTemplateCallee(b *cxx.Binary) {
 	if q, ok := b.Left.(*cxx.Qualified); ok && !q.LocalName {
 		if _, ok := q.Name.(*cxx.Template); ok {
 			b.Left = &cxx.ArgumentPack{Args: []cxx.AST{q}}
+		}
+	}
+}
+
+// spliceExpandedPacks puts the elements of each pack expanded in a list of
+// expressions (the arguments of a call in a decltype, say) into the list
+// itself, as c++filt and LLVM 14 write them: "_S_construct(fp, fp0,
+// forward<int>(fp1))", and "_S_construct(fp, fp0)" for an empty pack. The
+// C++ demangler keeps an expanded pack as a list of its own, which it
+// writes in parentheses in the LLVM style, "(forward<int>(fp1))", and
+// which, empty, leaves "()" or a dangling separator, "(fp, fp0, )".
+func spliceExpandedPacks(l *cxx.ExprList) {
+	if !slices.ContainsFunc(l.Exprs, isExprList) {
+		return
+	}
+	l.Exprs = appendSpliced(nil, l.Exprs)
+}
+
+func isExprList(a cxx.AST) bool {
+	_, ok := a.(*cxx.ExprList)
+	return ok
+}
+
+// appendSpliced appends exprs to dst with the elements of nested lists in
+// place of the lists.
+func appendSpliced(dst, exprs []cxx.AST) []cxx.AST {
+	for _, e := range exprs {
+		if l, ok := e.(*cxx.ExprList); ok {
+			dst = appendSpliced(dst, l.Exprs)
+		} else {
+			dst = append(dst, e)
+		}
+	}
+	return dst
+}
+
+// markParamPackExpansions writes the expansion of a function parameter
+// pack among expressions as LLVM 14 does, "g(fp...)": the C++ demangler
+// cannot expand such a pack (it does not know the arguments) and its LLVM
+// style then writes the pack alone, "g(fp)".
+func markParamPackExpansions(l *cxx.ExprList) {
+	for i, e := range l.Exprs {
+		if pe, ok := e.(*cxx.PackExpansion); ok && pe.Pack == nil {
+			if fp, ok := pe.Base.(*cxx.FunctionParam); ok {
+				s, _ := toString(fp, cxx.LLVMStyle)
+				l.Exprs[i] = &cxx.Name{Name: s + "..."}
+			}
 		}
 	}
 }
@@ -367,6 +417,9 @@ func itaniumLLVM(name string) (string, bool) {
 			parenthesizeBinaryOperands(n)
 		case *cxx.Template:
 			flattenExpandedPacks(n)
+		case *cxx.ExprList:
+			spliceExpandedPacks(n)
+			markParamPackExpansions(n)
 		}
 	})
 	s, ok := toString(a, cxx.LLVMStyle)

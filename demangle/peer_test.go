@@ -68,7 +68,7 @@ var knownDiffs = []knownDiff{
 		max:   9,
 		name:  "_ZSt12construct_atIiJiEEDTgsnwcvPvLi0E_T_pispcl7declvalIT0_EEEEPS1_DpOS2_",
 		peer:  "decltype(new ((void*)(0))int(declval<int>())) std::construct_at<int, int>(int*, int&&)",
-		ours:  "decltype(::new((void*)(0)) int((declval<int>()))) std::construct_at<int, int>(int*, int&&)",
+		ours:  "decltype(::new((void*)(0)) int(declval<int>())) std::construct_at<int, int>(int*, int&&)",
 	},
 	{
 		style: demangle.LLVM,
@@ -107,6 +107,17 @@ var knownDiffs = []knownDiff{
 		name: "_Z1fIiEvPFDTgtfp_fp_EiE",
 		peer: "void f<int>(decltype(((fp) > (fp))) (*)(int))",
 		ours: "void f<int>(decltype((fp) > (fp)) (*)(int))",
+	},
+	{
+		style: demangle.LLVM,
+		what:  "llvm14-old-gcc-pack",
+		why: "LLVM 14 cannot read an argument pack spelled as GCC did before its ABI version 6, I…E where now J…E " +
+			"(old objects such as getsentry/symbolic's crash.debug have them); c++filt reads it, and so does Demangle",
+		match: func(name, peer, ours string) bool { return peer == name && strings.Contains(name, "II") },
+		max:   1,
+		name:  "_ZNSt6vectorIN15google_breakpad10ElfSegmentENS0_16PageStdAllocatorIS1_EEE19_M_emplace_back_auxIIRKS1_EEEvDpOT_",
+		peer:  "_ZNSt6vectorIN15google_breakpad10ElfSegmentENS0_16PageStdAllocatorIS1_EEE19_M_emplace_back_auxIIRKS1_EEEvDpOT_",
+		ours:  "void std::vector<google_breakpad::ElfSegment, google_breakpad::PageStdAllocator<google_breakpad::ElfSegment> >::_M_emplace_back_aux<google_breakpad::ElfSegment const&>(google_breakpad::ElfSegment const&)",
 	},
 	{
 		style: demangle.LLVM,

@@ -16,6 +16,7 @@ import (
 	"debug/elf"
 	"debug/macho"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -118,22 +119,38 @@ func TestSymbolizeMatchesLLVM(t *testing.T) {
 	t.Logf("%d addresses compared, from the debug files and from symcaches", total)
 }
 
-// TestSymbolizeSystemLibcMatchesLLVM runs the comparison on DWARF that no
+// TestSymbolizeThirdPartyMatchesLLVM runs the comparison on DWARF that no
 // fixture of ours produced: the system C library's separate debug file as
 // the distribution ships it (Debian's libc6-dbg: glibc built by gcc 12,
 // DWARF 5 with compressed sections, hand-written assembly, IFUNC variants),
-// found by build id under /usr/lib/debug as `backtrail dump` finds it.
-func TestSymbolizeSystemLibcMatchesLLVM(t *testing.T) {
+// found by build id under /usr/lib/debug as `backtrail dump` finds it; and
+// the third-party debug files in testdata (getsentry/symbolic's Linux and
+// macOS crash programs, CrashProbe's iOS dSYMs built by Apple's clang).
+func TestSymbolizeThirdPartyMatchesLLVM(t *testing.T) {
 	llvm := testenv.Tool(t, "llvm-symbolizer-14")
 	testenv.Tool(t, "llvm-dwarfdump-14")
-	debug := systemLibcDebug(t)
-	n := matchLLVM(t, llvm, diffCase{}, fixture.Binary{Path: debug, DWARFPath: debug}, debug, nil)
-	t.Logf("%d addresses of %s compared", n, debug)
+	files := map[string]string{
+		"sentry-linux":       testenv.Testdata(t, "sentry-symbolic", "linux", "crash.debug"),
+		"sentry-linux-zlib":  testenv.Testdata(t, "sentry-symbolic", "linux", "crash.debug-zlib"),
+		"sentry-macos":       testenv.Testdata(t, "sentry-symbolic", "macos", "crash.dSYM", "Contents", "Resources", "DWARF", "crash"),
+		"crashprobe-app":     testenv.Testdata(t, "crashprobe", "arm64-debug", "dSYMs", "arm64-CrashProbeiOS.app.dSYM", "Contents", "Resources", "DWARF", "CrashProbeiOS"),
+		"crashprobe-library": testenv.Testdata(t, "crashprobe", "arm64-debug", "dSYMs", "arm64-CrashLibiOS.framework.dSYM", "Contents", "Resources", "DWARF", "CrashLibiOS"),
+	}
+	if libc := systemLibcDebug(t); libc != "" {
+		files["system-libc"] = libc
+	}
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		t.Run(name, func(t *testing.T) {
+			n := matchLLVM(t, llvm, diffCase{}, fixture.Binary{Path: files[name], DWARFPath: files[name]}, files[name], nil)
+			t.Logf("%d addresses of %s compared", n, files[name])
+		})
+	}
 }
 
 // systemLibcDebug returns the separate debug file of the C library that
-// gcc links against. Without it the test fails in CI and is skipped
-// elsewhere, like a missing tool (scripts/test-setup installs libc6-dbg).
+// gcc links against. Where there is none it returns "", having failed the
+// test in CI and logged why elsewhere, like a missing tool
+// (scripts/test-setup installs libc6-dbg).
 func systemLibcDebug(t *testing.T) string {
 	out, err := exec.Command(testenv.Tool(t, "gcc"), "-print-file-name=libc.so.6").Output()
 	if err != nil {
@@ -158,9 +175,11 @@ func systemLibcDebug(t *testing.T) string {
 	if _, err := os.Stat(debug); err != nil {
 		msg := fmt.Sprintf("no debug file for %s (%v); install the Debian package libc6-dbg", libc, err)
 		if testenv.InCI() {
-			t.Fatal(msg)
+			t.Error(msg)
+		} else {
+			t.Log(msg)
 		}
-		t.Skip(msg)
+		return ""
 	}
 	return debug
 }
@@ -324,12 +343,22 @@ func demanglerDiffs(t *testing.T, c diffCase, in, obj string, differ []int, want
 			}
 		}
 	}
-	for _, n := range list {
-		if !strings.Contains(n, "Ul") && !strings.Contains(n, "$_") {
-			t.Errorf("%s prints differently from llvm-symbolizer without the lambda closure type that triggers llvm-cxxfilt-14's known bug", n)
+	// The other difference: names that LLVM 14 cannot read at all, such as
+	// those with GCC's spelling of argument packs before its ABI version 6
+	// (I…E where now J…E), which c++filt reads and so do we.
+	gnu := strings.Split(strings.TrimSuffix(runTool(t, testenv.Tool(t, "c++filt"), strings.Join(list, "\n")+"\n"), "\n"), "\n")
+	lambdas, unread := 0, 0
+	for k, n := range list {
+		switch {
+		case byRaw[n] == n && gnu[k] != n:
+			unread++
+		case strings.Contains(n, "Ul") || strings.Contains(n, "$_"):
+			lambdas++
+		default:
+			t.Errorf("%s prints differently from llvm-symbolizer, neither a name LLVM 14 cannot read nor one with the lambda closure type that triggers llvm-cxxfilt-14's known bug", n)
 		}
 	}
-	t.Logf("%d mangled names with lambda template arguments that llvm-cxxfilt-14 demangles wrongly", len(list))
+	t.Logf("%d mangled names with lambda template arguments that llvm-cxxfilt-14 demangles wrongly, %d that LLVM 14 cannot read and c++filt can", lambdas, unread)
 	return ok
 }
 
