@@ -101,6 +101,8 @@ func itaniumFull(name string) (string, bool) {
 			marked = markTrailingEmptyPacks(n) || marked
 		case *cxx.Constructor:
 			nameInheritedCtor(n)
+		case *cxx.Qualified:
+			nameUnnamedCtor(n)
 		case *cxx.Unary:
 			keepAddressedSignature(n)
 		case *cxx.Binary:
@@ -561,10 +563,11 @@ func flattenExpandedPacks(t *cxx.Template) {
 }
 
 // clearTaggedCtorName reproduces a bug of LLVM 14, which prints the
-// constructors and destructors of a class with an ABI tag without a name:
-// "std::ios_base::failure[abi:cxx11]::(char const*)" and "…::~()".
+// constructors and destructors of a class with an ABI tag or of an unnamed
+// class without a name: "std::ios_base::failure[abi:cxx11]::(char
+// const*)", "icu_72::number::impl::MicroProps::'unnamed'::~()".
 func clearTaggedCtorName(q *cxx.Qualified) {
-	if !isTagged(q.Scope) {
+	if !isTagged(q.Scope) && !isUnnamed(q.Scope) {
 		return
 	}
 	switch n := q.Name.(type) {
@@ -572,6 +575,37 @@ func clearTaggedCtorName(q *cxx.Qualified) {
 		n.Name = &cxx.Name{}
 	case *cxx.Destructor:
 		n.Name = &cxx.Name{}
+	}
+}
+
+// isUnnamed reports whether the last component of a scope is an unnamed
+// type ("Ut_").
+func isUnnamed(a cxx.AST) bool {
+	if q, ok := a.(*cxx.Qualified); ok {
+		a = q.Name
+	}
+	_, ok := a.(*cxx.UnnamedType)
+	return ok
+}
+
+// nameUnnamedCtor names a constructor or destructor of an unnamed class
+// after the class around it, as c++filt does (it names them after the last
+// identifier it read): "MicroProps::{unnamed type#1}::~MicroProps()", where
+// the C++ demangler writes "~{unnamed type#1}()".
+func nameUnnamedCtor(q *cxx.Qualified) {
+	scope, ok := q.Scope.(*cxx.Qualified)
+	if !ok || !isUnnamed(scope) {
+		return
+	}
+	n := lastComponent(scope.Scope)
+	if n == nil {
+		return
+	}
+	switch c := q.Name.(type) {
+	case *cxx.Constructor:
+		c.Name = n
+	case *cxx.Destructor:
+		c.Name = n
 	}
 }
 
