@@ -424,6 +424,13 @@ func itaniumLLVM(name string) (string, bool) {
 			markParamPackExpansions(n)
 		}
 	})
+	// Printed as LLVM 14 prints them, from parts adjusted by the walk
+	// above, so in a walk of their own.
+	walk(a, func(a cxx.AST) {
+		if d, ok := a.(*cxx.Decltype); ok {
+			llvm14PlacementNew(d)
+		}
+	})
 	s, ok := toString(a, cxx.LLVMStyle)
 	if !ok {
 		return "", false
@@ -436,6 +443,36 @@ func itaniumLLVM(name string) (string, bool) {
 		s += " (" + suffix + ")"
 	}
 	return s, len(s) < maxOutput
+}
+
+// llvm14PlacementNew writes a placement new-expression with initializers in
+// a decltype as LLVM 14 does, "decltype(new ((void*)(0))int(declval<int>()))"
+// (std::construct_at's return type): without the global scope, with a space
+// after "new" and none before the type. The C++ demangler writes newer
+// LLVMs' "decltype(::new((void*)(0)) int(declval<int>()))". Other forms of
+// new-expression are left as they are, for want of LLVM 14's output to
+// check them against.
+func llvm14PlacementNew(d *cxx.Decltype) {
+	e := d.Expr
+	if u, ok := e.(*cxx.Unary); ok && !u.Suffix {
+		if op, ok := u.Op.(*cxx.Operator); ok && op.Name == "::" {
+			e = u.Expr
+		}
+	}
+	n, ok := e.(*cxx.New)
+	if !ok {
+		return
+	}
+	op, ok := n.Op.(*cxx.Operator)
+	place, okp := n.Place.(*cxx.ExprList)
+	init, oki := n.Init.(*cxx.ExprList)
+	if !ok || op.Name != "new" || !okp || !oki || len(place.Exprs) == 0 || len(init.Exprs) == 0 {
+		return
+	}
+	p, _ := toString(place, cxx.LLVMStyle)
+	t, _ := toString(n.Type, cxx.LLVMStyle)
+	i, _ := toString(init, cxx.LLVMStyle)
+	d.Expr = &cxx.Name{Name: "new (" + p + ")" + t + "(" + i + ")"}
 }
 
 // llvm14Fails reports whether LLVM 14 fails to demangle a name that the C++

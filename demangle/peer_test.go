@@ -76,17 +76,6 @@ var knownDiffs = []knownDiff{
 	},
 	{
 		style: demangle.LLVM,
-		what:  "llvm14-new-expression",
-		why: "LLVM 14 writes a new-expression in a decltype without the global scope and without a space " +
-			"before the type, \"new ((void*)(0))T(…)\"; the C++ demangler writes newer LLVMs' form",
-		match: func(name, peer, ours string) bool { return strings.Contains(peer, "decltype(new (") },
-		max:   9,
-		name:  "_ZSt12construct_atIiJiEEDTgsnwcvPvLi0E_T_pispcl7declvalIT0_EEEEPS1_DpOS2_",
-		peer:  "decltype(new ((void*)(0))int(declval<int>())) std::construct_at<int, int>(int*, int&&)",
-		ours:  "decltype(::new((void*)(0)) int(declval<int>())) std::construct_at<int, int>(int*, int&&)",
-	},
-	{
-		style: demangle.LLVM,
 		what:  "llvm14-lambda-template-params",
 		why: "LLVM 14 resolves the template parameters in a function's parameters against the function template " +
 			"whose lambda is among the template arguments, not against the function itself (fixed in later LLVMs)",
