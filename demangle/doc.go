@@ -17,13 +17,17 @@
 //   - RustV0 and RustLegacy, rustc's two schemes (RFC 2603 and rustc's
 //     documentation on symbol mangling), demangled by package
 //     demangle/rust.
-//   - Swift, recognized but not demangled yet.
+//   - Swift ($s, $S, $e, _T0, their Mach-O forms with a leading '_', and
+//     Swift 1–3's _T), demangled by package demangle/swift as
+//     swift-demangle writes them.
 //
 // Each Style reproduces a peer tool, and tests compare Demangle with the
 // tools over thousands of names that real compilers emit (see
-// peer_test.go): Full prints what GNU c++filt (binutils 2.40) prints for C++
-// and what rustc-demangle's alternate form prints for Rust; LLVM prints
-// exactly what llvm-symbolizer-14 and llvm-cxxfilt-14 print, for backtrail
+// peer_test.go; Swift against swift-demangle's own test vectors): Full
+// prints what GNU c++filt (binutils 2.40) prints for C++, what
+// rustc-demangle's alternate form prints for Rust and what swift-demangle
+// prints for Swift; LLVM prints exactly what llvm-symbolizer-14 and
+// llvm-cxxfilt-14 print (Swift names left alone, as they do), for backtrail
 // symbolize's output to match llvm-symbolizer's; Short prints just the
 // qualified name, for grouping and titles. The test lists each known
 // difference from the peers with its reason.
