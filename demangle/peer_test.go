@@ -62,17 +62,12 @@ var knownDiffs = []knownDiff{
 	{
 		style: demangle.LLVM,
 		what:  "local-name-template-arg-substitutions",
-		why: "the C++ demangler (ianlancetaylor/demangle, at its newest version) counts the substitution candidates of a function " +
-			"template's encoding inside a template argument of a local name differently from c++filt and LLVM 14, which agree: " +
-			"a later reference in the parameters resolves to the lambda instead of the template parameter. Found in 3 of the " +
-			"180,004 C++ symbols of this machine's libraries (libstdc++'s std::call_once internals, instantiated in ICU); not fixed",
-		match: func(name, peer, ours string) bool {
-			return strings.HasPrefix(name, "_ZZ") && strings.Contains(name, "IZ")
-		},
-		max:  3,
-		name: "_ZZNSt9once_flag18_Prepare_executionC4IZSt9call_onceIRFvvEJEEvRS_OT_DpOT0_EUlvE_EERS6_ENUlvE_4_FUNEv",
-		peer: "std::once_flag::_Prepare_execution::_Prepare_execution<void std::call_once<void (&)()>(std::once_flag&, void (&)())::'lambda'()>(void (&)())::'lambda'()::_FUN()",
-		ours: "std::once_flag::_Prepare_execution::_Prepare_execution<void std::call_once<void (&)()>(std::once_flag&, void (&)())::'lambda'()>(void std::call_once<void (&)()>(std::once_flag&, void (&)())::'lambda'()&)::'lambda'()::_FUN()",
+		why:   localNameSubsWhy,
+		match: isLocalNameTemplateArg,
+		max:   3,
+		name:  localNameSubsName,
+		peer:  "std::once_flag::_Prepare_execution::_Prepare_execution<void std::call_once<void (&)()>(std::once_flag&, void (&)())::'lambda'()>(void (&)())::'lambda'()::_FUN()",
+		ours:  "std::once_flag::_Prepare_execution::_Prepare_execution<void std::call_once<void (&)()>(std::once_flag&, void (&)())::'lambda'()>(void std::call_once<void (&)()>(std::once_flag&, void (&)())::'lambda'()&)::'lambda'()::_FUN()",
 	},
 	{
 		style: demangle.LLVM,
@@ -180,18 +175,29 @@ var knownDiffs = []knownDiff{
 	{
 		style: demangle.Full,
 		what:  "local-name-template-arg-substitutions",
-		why: "the C++ demangler (ianlancetaylor/demangle, at its newest version) counts the substitution candidates of a function " +
-			"template's encoding inside a template argument of a local name differently from c++filt and LLVM 14, which agree: " +
-			"a later reference in the parameters resolves to the lambda instead of the template parameter. Found in 3 of the " +
-			"180,004 C++ symbols of this machine's libraries (libstdc++'s std::call_once internals, instantiated in ICU); not fixed",
-		match: func(name, peer, ours string) bool {
-			return strings.HasPrefix(name, "_ZZ") && strings.Contains(name, "IZ")
-		},
-		max:  3,
-		name: "_ZZNSt9once_flag18_Prepare_executionC4IZSt9call_onceIRFvvEJEEvRS_OT_DpOT0_EUlvE_EERS6_ENUlvE_4_FUNEv",
-		peer: "std::once_flag::_Prepare_execution::_Prepare_execution<std::call_once<void (&)()>(std::once_flag&, void (&)())::{lambda()#1}>(void (&)())::{lambda()#1}::_FUN()",
-		ours: "std::once_flag::_Prepare_execution::_Prepare_execution<std::call_once<void (&)()>(std::once_flag&, void (&)())::{lambda()#1}>(std::call_once<void (&)()>(std::once_flag&, void (&)())::{lambda()#1}&)::{lambda()#1}::_FUN()",
+		why:   localNameSubsWhy,
+		match: isLocalNameTemplateArg,
+		max:   3,
+		name:  localNameSubsName,
+		peer:  "std::once_flag::_Prepare_execution::_Prepare_execution<std::call_once<void (&)()>(std::once_flag&, void (&)())::{lambda()#1}>(void (&)())::{lambda()#1}::_FUN()",
+		ours:  "std::once_flag::_Prepare_execution::_Prepare_execution<std::call_once<void (&)()>(std::once_flag&, void (&)())::{lambda()#1}>(std::call_once<void (&)()>(std::once_flag&, void (&)())::{lambda()#1}&)::{lambda()#1}::_FUN()",
 	},
+}
+
+// The known difference of both styles in the substitutions of local names.
+const (
+	localNameSubsWhy = "the C++ demangler (ianlancetaylor/demangle, at its newest version) counts the substitution " +
+		"candidates of a function template's encoding inside a template argument of a local name differently from " +
+		"c++filt and LLVM 14, which agree: a later reference in the parameters resolves to the lambda instead of the " +
+		"template parameter. Found in 3 of the 180,004 C++ symbols of this machine's libraries (libstdc++'s " +
+		"std::call_once internals, instantiated in ICU); not fixed"
+	localNameSubsName = "_ZZNSt9once_flag18_Prepare_executionC4IZSt9call_onceIRFvvEJEEvRS_OT_DpOT0_EUlvE_EERS6_ENUlvE_4_FUNEv"
+)
+
+// isLocalNameTemplateArg reports whether name is a local name whose
+// enclosing function has a local name among its template arguments.
+func isLocalNameTemplateArg(name, peer, ours string) bool {
+	return strings.HasPrefix(name, "_ZZ") && strings.Contains(name, "IZ")
 }
 
 // isToolWords reports whether name holds a character at which the peer
