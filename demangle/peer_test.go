@@ -61,19 +61,11 @@ type knownDiff struct {
 var knownDiffs = []knownDiff{
 	{
 		style: demangle.LLVM,
-		what:  "local-name-template-arg-substitutions",
-		why:   localNameSubsWhy,
-		match: isLocalNameTemplateArg,
-		max:   3,
-		name:  localNameSubsName,
-		peer:  "std::once_flag::_Prepare_execution::_Prepare_execution<void std::call_once<void (&)()>(std::once_flag&, void (&)())::'lambda'()>(void (&)())::'lambda'()::_FUN()",
-		ours:  "std::once_flag::_Prepare_execution::_Prepare_execution<void std::call_once<void (&)()>(std::once_flag&, void (&)())::'lambda'()>(void std::call_once<void (&)()>(std::once_flag&, void (&)())::'lambda'()&)::'lambda'()::_FUN()",
-	},
-	{
-		style: demangle.LLVM,
 		what:  "llvm14-lambda-template-params",
 		why: "LLVM 14 resolves the template parameters in a function's parameters against the function template " +
-			"whose lambda is among the template arguments, not against the function itself (fixed in later LLVMs)",
+			"whose lambda is among the template arguments, not against the function itself (fixed in later LLVMs); " +
+			"where such a lambda is the template argument of another function template, it also counts one substitution " +
+			"more than the compilers do, as c++filt does (see localNameSubsWhy)",
 		match: func(name, peer, ours string) bool {
 			return strings.Contains(name, "EUl") && strings.Contains(peer, "'lambda'")
 		},
@@ -174,30 +166,32 @@ var knownDiffs = []knownDiff{
 	},
 	{
 		style: demangle.Full,
-		what:  "local-name-template-arg-substitutions",
+		what:  "peers-local-name-template-arg-substitutions",
 		why:   localNameSubsWhy,
 		match: isLocalNameTemplateArg,
-		max:   3,
+		max:   4,
 		name:  localNameSubsName,
-		peer:  "std::once_flag::_Prepare_execution::_Prepare_execution<std::call_once<void (&)()>(std::once_flag&, void (&)())::{lambda()#1}>(void (&)())::{lambda()#1}::_FUN()",
-		ours:  "std::once_flag::_Prepare_execution::_Prepare_execution<std::call_once<void (&)()>(std::once_flag&, void (&)())::{lambda()#1}>(std::call_once<void (&)()>(std::once_flag&, void (&)())::{lambda()#1}&)::{lambda()#1}::_FUN()",
+		peer:  "S::S<call<void (&)(int), int>(O&, void (&)(int), int&&)::{lambda()#1}>(void (&)(int))",
+		ours:  "S::S<call<void (&)(int), int>(O&, void (&)(int), int&&)::{lambda()#1}>(call<void (&)(int), int>(O&, void (&)(int), int&&)::{lambda()#1}&)",
 	},
 }
 
-// The known difference of both styles in the substitutions of local names.
+// The known difference of both styles in the substitutions of local names:
+// one where the peers are wrong.
 const (
-	localNameSubsWhy = "the C++ demangler (ianlancetaylor/demangle, at its newest version) counts the substitution " +
-		"candidates of a function template's encoding inside a template argument of a local name differently from " +
-		"c++filt and LLVM 14, which agree: a later reference in the parameters resolves to the lambda instead of the " +
-		"template parameter. Found in 3 of the 180,004 C++ symbols of this machine's libraries (libstdc++'s " +
-		"std::call_once internals, instantiated in ICU); not fixed"
-	localNameSubsName = "_ZZNSt9once_flag18_Prepare_executionC4IZSt9call_onceIRFvvEJEEvRS_OT_DpOT0_EUlvE_EERS6_ENUlvE_4_FUNEv"
+	localNameSubsWhy = "c++filt and LLVM 14 (which agree) count one substitution candidate more than GCC and Clang " +
+		"do in a function template whose template argument is a local name (a lambda of another function template), " +
+		"so a later reference resolves to the wrong entry. g++ 12 and clang++ 14 both mangle " +
+		"`template <class F> S::S(F&)` with F the lambda of `call<T, A...>(O&, T&&, A&&...)` with the parameter " +
+		"RS6_, and S6_ is the closure type, as Demangle writes it; the peers write void (&)(int). Found in 3 of the " +
+		"180,004 C++ symbols of this machine's libraries (libstdc++'s std::call_once internals, instantiated in ICU)"
+	localNameSubsName = "_ZN1SC2IZ4callIRFviEJiEEvR1OOT_DpOT0_EUlvE_EERS6_"
 )
 
-// isLocalNameTemplateArg reports whether name is a local name whose
-// enclosing function has a local name among its template arguments.
+// isLocalNameTemplateArg reports whether name has a local name among
+// template arguments.
 func isLocalNameTemplateArg(name, peer, ours string) bool {
-	return strings.HasPrefix(name, "_ZZ") && strings.Contains(name, "IZ")
+	return strings.Contains(name, "IZ")
 }
 
 // isToolWords reports whether name holds a character at which the peer
