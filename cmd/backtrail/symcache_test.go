@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -103,5 +104,40 @@ func TestSymcacheInfo(t *testing.T) {
 		if text := runBacktrail(t, "", "symcache", "info", out); !strings.Contains(text, "language:   "+tc.language+"\n") {
 			t.Errorf("%s: text output lacks the language:\n%s", fixture.Name(tc.spec), text)
 		}
+	}
+}
+
+// TestSymcacheBuildJSON checks that `symcache build --json` prints what
+// `symcache info --json` prints about the cache it wrote, with the input
+// and the build's duration, and that it refuses an output it cannot read
+// back before building.
+func TestSymcacheBuildJSON(t *testing.T) {
+	b := fixture.Build(t, fixture.Spec{Lang: "c", Compiler: "gcc", Opt: 2, DWARF: 5})
+	file := filepath.Join(t.TempDir(), "obj.symcache")
+	var built struct {
+		Source  string  `json:"source"`
+		Seconds float64 `json:"seconds"`
+	}
+	out := runBacktrail(t, "", "symcache", "build", "--json", "-o", file, b.Path)
+	if err := json.Unmarshal([]byte(out), &built); err != nil {
+		t.Fatalf("symcache build --json: %v\n%s", err, out)
+	}
+	if built.Source != b.Path || built.Seconds <= 0 {
+		t.Errorf("source %q, seconds %v; want %q and a duration", built.Source, built.Seconds, b.Path)
+	}
+	var summary, info map[string]any
+	json.Unmarshal([]byte(out), &summary)
+	delete(summary, "source")
+	delete(summary, "seconds")
+	if err := json.Unmarshal([]byte(runBacktrail(t, "", "symcache", "info", "--json", file)), &info); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(summary) != fmt.Sprint(info) || info["functions"] == float64(0) {
+		t.Errorf("build --json:\n%v\ninfo --json:\n%v", summary, info)
+	}
+
+	code, stdout, stderr := runCode("symcache", "build", "--json", "-o", os.DevNull, b.Path)
+	if code == 0 || stdout != "" || !strings.Contains(stderr, "must name a file") {
+		t.Errorf("build --json -o %s: exit %d, stdout %q, stderr %q", os.DevNull, code, stdout, stderr)
 	}
 }
