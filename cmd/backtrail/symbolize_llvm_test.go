@@ -17,7 +17,6 @@ import (
 	"debug/macho"
 	"fmt"
 	"maps"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -26,6 +25,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/backtrail/backtrail/debugfile"
 	"github.com/backtrail/backtrail/internal/fixture"
 	"github.com/backtrail/backtrail/internal/testenv"
 )
@@ -148,40 +148,31 @@ func TestSymbolizeThirdPartyMatchesLLVM(t *testing.T) {
 }
 
 // systemLibcDebug returns the separate debug file of the C library that
-// gcc links against. Where there is none it returns "", having failed the
-// test in CI and logged why elsewhere, like a missing tool
-// (scripts/test-setup installs libc6-dbg).
+// gcc links against, found as backtrail dump and symcache build find it
+// (debugfile.FindCompanion: by build id under /usr/lib/debug). Where there
+// is none it returns "", having failed the test in CI and logged why
+// elsewhere, like a missing tool (scripts/test-setup installs libc6-dbg).
 func systemLibcDebug(t *testing.T) string {
 	out, err := exec.Command(testenv.Tool(t, "gcc"), "-print-file-name=libc.so.6").Output()
 	if err != nil {
 		t.Fatalf("gcc -print-file-name=libc.so.6: %v", err)
 	}
 	libc := strings.TrimSpace(string(out))
-	f, err := elf.Open(libc)
+	f, err := debugfile.Open(libc)
 	if err != nil {
 		t.Fatalf("the C library: %v", err)
 	}
 	defer f.Close()
-	note := f.Section(".note.gnu.build-id")
-	if note == nil {
-		t.Fatalf("%s has no build id", libc)
+	if debug := debugfile.FindCompanion(f.Path, f.Objects[0], nil); debug != "" {
+		return debug
 	}
-	data, err := note.Data()
-	if err != nil || len(data) < 17 {
-		t.Fatalf("%s: build-id note of %d bytes: %v", libc, len(data), err)
+	msg := fmt.Sprintf("no debug file for %s under %v; install the Debian package libc6-dbg", libc, debugfile.DefaultDebugDirs)
+	if testenv.InCI() {
+		t.Error(msg)
+	} else {
+		t.Log(msg)
 	}
-	id := fmt.Sprintf("%x", data[16:]) // after the note header and "GNU\x00"
-	debug := filepath.Join("/usr/lib/debug/.build-id", id[:2], id[2:]+".debug")
-	if _, err := os.Stat(debug); err != nil {
-		msg := fmt.Sprintf("no debug file for %s (%v); install the Debian package libc6-dbg", libc, err)
-		if testenv.InCI() {
-			t.Error(msg)
-		} else {
-			t.Log(msg)
-		}
-		return ""
-	}
-	return debug
+	return ""
 }
 
 // matchLLVM symbolizes every line-table row of ref (and the byte after
