@@ -607,11 +607,17 @@ func clearTaggedCtorName(q *cxx.Qualified) {
 	if !isTagged(q.Scope) && !isUnnamed(q.Scope) {
 		return
 	}
-	switch n := q.Name.(type) {
+	renameCtor(q, &cxx.Name{})
+}
+
+// renameCtor sets the name that the constructor or destructor q names, if
+// q names one.
+func renameCtor(q *cxx.Qualified, name cxx.AST) {
+	switch c := q.Name.(type) {
 	case *cxx.Constructor:
-		n.Name = &cxx.Name{}
+		c.Name = name
 	case *cxx.Destructor:
-		n.Name = &cxx.Name{}
+		c.Name = name
 	}
 }
 
@@ -634,15 +640,8 @@ func nameUnnamedCtor(q *cxx.Qualified) {
 	if !ok || !isUnnamed(scope) {
 		return
 	}
-	n := lastComponent(scope.Scope)
-	if n == nil {
-		return
-	}
-	switch c := q.Name.(type) {
-	case *cxx.Constructor:
-		c.Name = n
-	case *cxx.Destructor:
-		c.Name = n
+	if n := lastComponent(scope.Scope); n != nil {
+		renameCtor(q, n)
 	}
 }
 
