@@ -1,6 +1,7 @@
 package backtrail_test
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 	"testing"
@@ -128,6 +129,10 @@ func BenchmarkFrames(b *testing.B) {
 	b.Run("runtime.CallersFrames/32-distinct", func(b *testing.B) { benchCallersFrames(b, &d) })
 	b.Run("first/32", func(b *testing.B) { benchFirstFrames(b, &s) })
 	b.Run("first/32-distinct", func(b *testing.B) { benchFirstFrames(b, &d) })
+	// Every other address in an inlined call: the runtime's expander
+	// takes the stack from the first such address on.
+	p, _ := pingInlined(12)
+	b.Run(fmt.Sprintf("first/%d-half-inlined", p.Len()), func(b *testing.B) { benchFirstFrames(b, &p) })
 	b.Run("first-known-addresses/32", func(b *testing.B) {
 		// A stack seen for the first time whose addresses were seen in
 		// other stacks: the common case in a running program.

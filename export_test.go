@@ -50,3 +50,12 @@ func TakeSnapshot() (*report.Snapshot, error) {
 
 // InApp exposes the in-app rule.
 func InApp(function string) bool { return inApp(function) }
+
+// SetFastFrames turns the expansion of addresses by runtime.FuncForPC on
+// or off (every address then goes through runtime.CallersFrames) and
+// reports whether it was on.
+func SetFastFrames(on bool) bool {
+	was := funcInlinedOK
+	funcInlinedOK = on
+	return was
+}

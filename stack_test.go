@@ -2,8 +2,10 @@ package backtrail_test
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -668,4 +670,77 @@ func TestFramesWrapperBetweenRepeats(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestFramesFastPathMatchesRuntime checks the expansion of addresses with
+// runtime.FuncForPC against the runtime's expander, which the other tests
+// check against runtime.CallersFrames: on stacks made of addresses all
+// over the test binary's code, in random order, so that they fall on
+// function entries, padding, inlined calls, wrappers and signal frames,
+// and on the goroutine profile's stacks, whose inlined calls have
+// addresses of their own.
+func TestFramesFastPathMatchesRuntime(t *testing.T) {
+	if !backtrail.SetFastFrames(true) {
+		t.Fatal("the runtime.FuncForPC expansion is off: inlineProbe failed")
+	}
+	defer backtrail.SetFastFrames(true)
+	pcs := textAddresses(t, 200000)
+	rng := rand.New(rand.NewPCG(3, 4))
+	rng.Shuffle(len(pcs), func(i, j int) { pcs[i], pcs[j] = pcs[j], pcs[i] })
+	var lists [][]uintptr
+	for len(pcs) > 0 {
+		n := min(len(pcs), 1+rng.IntN(20))
+		lists, pcs = append(lists, pcs[:n]), pcs[n:]
+	}
+	records := make([]runtime.StackRecord, 1000)
+	n, ok := runtime.GoroutineProfile(records)
+	if !ok || n == 0 {
+		t.Fatalf("goroutine profile: %d records, ok %v", n, ok)
+	}
+	for _, r := range records[:n] {
+		lists = append(lists, r.Stack())
+	}
+	frames := func(pcs []uintptr, fast bool) string {
+		backtrail.SetFastFrames(fast)
+		backtrail.ForgetFrames()
+		return strings.Join(pcNames(backtrail.MakeStack(pcs)), "\n")
+	}
+	bad := 0
+	for _, l := range lists {
+		if fast, slow := frames(l, true), frames(l, false); fast != slow && bad < 5 {
+			bad++
+			t.Errorf("addresses %#x:\nFuncForPC\n\t%s\nruntime\n\t%s", l, strings.ReplaceAll(fast, "\n", "\n\t"), strings.ReplaceAll(slow, "\n", "\n\t"))
+		}
+	}
+}
+
+// textAddresses returns about n addresses spread evenly over the code of
+// the running test binary: from the lowest address the runtime has a
+// function for to the highest, found by bisection from one it has.
+func textAddresses(t *testing.T, n int) []uintptr {
+	known := func(pc uintptr) bool { return runtime.FuncForPC(pc) != nil }
+	in := reflect.ValueOf(textAddresses).Pointer()
+	if !known(in) {
+		t.Fatal("no function for textAddresses")
+	}
+	// Bisect [a, b) for the boundary between known and unknown
+	// addresses, of which a is one kind and b the other.
+	bisect := func(a, b uintptr) uintptr {
+		ka := known(a)
+		for b-a > 1 {
+			if mid := a + (b-a)/2; known(mid) == ka {
+				a = mid
+			} else {
+				b = mid
+			}
+		}
+		return b
+	}
+	start, end := bisect(0, in), bisect(in, in+math.MaxUint32)-1
+	step := max((end-start)/uintptr(n), 1)
+	var pcs []uintptr
+	for pc := start; pc <= end; pc += step {
+		pcs = append(pcs, pc)
+	}
+	return pcs
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // Frame is one symbolized frame, innermost first within a stack.
@@ -267,10 +268,18 @@ func countRuns(pcs []uintptr) int {
 	return runs
 }
 
-// expandPCs expands addresses into frames with runtime.CallersFrames,
-// appending them to out, each carrying the address it came from. The
-// frames of pcs[i] are out[first[i]:first[i+1]]. It reports false if a
-// frame could not be told apart that way.
+// expandPCs expands addresses into frames, appending them to out, each
+// carrying the address it came from. The frames of pcs[i] are
+// out[first[i]:first[i+1]]. It reports false if a frame could not be told
+// apart from its neighbours.
+//
+// Most return addresses lie in a function's own code, not in a call
+// inlined into it, and have one frame: runtime.FuncForPC gives its name,
+// file and line for less than runtime.CallersFrames does, without the
+// iterator's allocation and copies. From the first address that is not
+// such (an inlined call, no symbols) on, the runtime's expander takes the
+// rest of the stack: it needs the address after an inlined call's, and a
+// new expander for each such address would cost more than it saves.
 //
 // One case needs care. A frame interrupted by a signal (a nil dereference,
 // say) sits under runtime.sigpanic, and its address is the faulting
@@ -278,10 +287,112 @@ func countRuns(pcs []uintptr) int {
 // into the previous instruction. runtime.Callers stores such addresses plus
 // one for this reason, and so do we when we meet sigpanic.
 func expandPCs(out []Frame, pcs []uintptr, first []int) ([]Frame, bool) {
-	if len(pcs) == 0 {
-		first[0] = len(out)
-		return out, true
+	sure := true
+	for k := 0; k < len(pcs); {
+		first[k] = len(out)
+		pc, n := pcs[k], 1
+		if f := physicalFunc(pc); f != nil {
+			file, line := f.FileLine(pc - 1) // the call instruction, as CallersFrames backs up to
+			out = appendFrame(out, pc, f.Name(), file, line, false)
+		} else {
+			var ok bool
+			out, n, ok = expandRuntime(out, pcs[k:], first[k:])
+			sure = sure && ok
+		}
+		k += n
+		if last := len(out) - 1; k < len(pcs) && last >= first[k-1] && out[last].Function == "runtime.sigpanic" && !out[last].Inlined {
+			next := append([]uintptr(nil), pcs[k:]...)
+			next[0]++
+			out, ok := expandPCs(out, next, first[k:])
+			for i := first[k]; i < first[k+1]; i++ {
+				out[i].PC = pcs[k] // the adjusted address is reported as captured
+			}
+			return out, sure && ok
+		}
 	}
+	first[len(pcs)] = len(out)
+	return out, sure
+}
+
+// physicalFunc returns the function whose own code holds pc, or nil when
+// pc is in a call inlined into it, has no symbols, or cannot be told
+// (inlineProbe failed).
+func physicalFunc(pc uintptr) *runtime.Func {
+	if !funcInlinedOK {
+		return nil
+	}
+	// A return address is never a function's entry, but an address
+	// under a signal frame can be, and CallersFrames does not back up
+	// into the function before it. Only an aligned address can be one.
+	if pc%entryAlign == 0 {
+		if e := runtime.FuncForPC(pc); e == nil || e.Entry() == pc {
+			return nil
+		}
+	}
+	f := runtime.FuncForPC(pc - 1)
+	if f == nil || funcInlined(f) {
+		return nil
+	}
+	return f
+}
+
+// funcInlined reports whether f, returned by runtime.FuncForPC, describes
+// a call inlined into another function. The runtime tells the two kinds
+// apart by the first word of the value, which is all ones for an inlined
+// call (runtime.funcinl) and a function's entry offset otherwise
+// (runtime._func); funcInlinedOK says whether inlineProbe found it so.
+func funcInlined(f *runtime.Func) bool { return *(*uint32)(unsafe.Pointer(f)) == ^uint32(0) }
+
+// funcInlinedOK is set when funcInlined agrees with runtime.CallersFrames
+// on an address in an inlined call and on one that is not, so that a
+// runtime laid out differently would make Frames slower rather than wrong.
+var funcInlinedOK = inlineProbe()
+
+// entryAlign divides the entry address of every Go function: the Go
+// linker's function alignment on the architectures where it is 16 or
+// more, 1 elsewhere. inlineProbe checks it on the functions under it.
+var entryAlign = func() uintptr {
+	switch runtime.GOARCH {
+	case "amd64", "arm64", "386", "loong64", "ppc64", "ppc64le", "s390x":
+		return 16
+	}
+	return 1
+}()
+
+func inlineProbe() bool {
+	var pcs [16]uintptr
+	for _, pc := range pcs[:runtime.Callers(0, pcs[:])] {
+		if f := runtime.FuncForPC(pc - 1); f != nil && f.Entry()%entryAlign != 0 {
+			entryAlign = 1
+		}
+	}
+	inl, phys := probeOuter()
+	check := func(pc uintptr, inlined bool) bool {
+		f := runtime.FuncForPC(pc - 1)
+		fr, _ := runtime.CallersFrames([]uintptr{pc}).Next()
+		return f != nil && (fr.Func == nil) == inlined && funcInlined(f) == inlined && f.Name() == fr.Function
+	}
+	return check(inl, true) && check(phys, false)
+}
+
+// probeOuter returns a return address in a call inlined into it
+// (probeInner's call of runtime.Callers), and one in its own code.
+//
+//go:noinline
+func probeOuter() (inlined, physical uintptr) {
+	var pcs [1]uintptr
+	probeInner(pcs[:])
+	inlined = pcs[0]
+	runtime.Callers(1, pcs[:])
+	return inlined, pcs[0]
+}
+
+func probeInner(pcs []uintptr) { runtime.Callers(1, pcs) }
+
+// expandRuntime expands addresses into frames with runtime.CallersFrames,
+// appending them to out, up to a signal frame's address or to the end,
+// and returns how many addresses it expanded. first is as for expandPCs.
+func expandRuntime(out []Frame, pcs []uintptr, first []int) ([]Frame, int, bool) {
 	ci := runtime.CallersFrames(pcs)
 	k := -1 // index in pcs of the address being expanded
 	sure := true
@@ -314,36 +425,40 @@ func expandPCs(out []Frame, pcs []uintptr, first []int) ([]Frame, bool) {
 			}
 		}
 		inlined, entry = f.Func == nil, f.Entry
-		if (f.Function != "" || f.PC != 0) && !isWrapper(f.Function, f.File) {
-			// Field by field: a Frame copied whole takes the bulk write
-			// barrier while the GC runs, two strings don't.
-			if len(out) == cap(out) {
-				out = slices.Grow(out, 1)
-			}
-			out = out[:len(out)+1]
-			fr := &out[len(out)-1]
-			fr.PC, fr.Line = pcs[k], f.Line
-			fr.Function, fr.File = f.Function, f.File
-			fr.Inlined = f.Func == nil && f.Function != ""
-			fr.InApp = inApp(f.Function)
+		if f.Function != "" || f.PC != 0 {
+			out = appendFrame(out, pcs[k], f.Function, f.File, f.Line, f.Func == nil && f.Function != "")
 		}
-		if f.Function == "runtime.sigpanic" && k+1 < len(pcs) && f.Func != nil {
-			next := append([]uintptr(nil), pcs[k+1:]...)
-			next[0]++
-			out, ok := expandPCs(out, next, first[k+1:])
-			for i := first[k+1]; i < first[k+2]; i++ {
-				out[i].PC = pcs[k+1] // the adjusted address is reported as captured
-			}
-			return out, sure && ok
+		if f.Function == "runtime.sigpanic" && f.Func != nil {
+			return out, k + 1, sure // expandPCs adjusts the next address
 		}
 		if !more {
 			for k < len(pcs) {
 				k++
 				first[k] = len(out)
 			}
-			return out, sure
+			return out, len(pcs), sure
 		}
 	}
+}
+
+// appendFrame appends the frame of function in file at line, expanded
+// from pc, unless it is a wrapper.
+func appendFrame(out []Frame, pc uintptr, function, file string, line int, inlined bool) []Frame {
+	if isWrapper(function, file) {
+		return out
+	}
+	// Field by field: a Frame copied whole takes the bulk write barrier
+	// while the GC runs, two strings don't.
+	if len(out) == cap(out) {
+		out = slices.Grow(out, 1)
+	}
+	out = out[:len(out)+1]
+	fr := &out[len(out)-1]
+	fr.PC, fr.Line = pc, line
+	fr.Function, fr.File = function, file
+	fr.Inlined = inlined
+	fr.InApp = inApp(function)
+	return out
 }
 
 // isWrapper reports whether the frame of function name in file is a
