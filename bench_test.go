@@ -133,18 +133,47 @@ func BenchmarkFrames(b *testing.B) {
 	// takes the stack from the first such address on.
 	p, _ := pingInlined(12)
 	b.Run(fmt.Sprintf("first/%d-half-inlined", p.Len()), func(b *testing.B) { benchFirstFrames(b, &p) })
-	b.Run("first-known-addresses/32", func(b *testing.B) {
-		// A stack seen for the first time whose addresses were seen in
-		// other stacks: the common case in a running program.
-		b.ReportAllocs()
-		s.Frames()
-		c0 := cpuTime()
-		for b.Loop() {
-			backtrail.ForgetStackFrames(&s)
-			_ = s.Frames()
-		}
-		reportCPU(b, c0)
-	})
+	// The same calls as runtime.Callers lists them, each inlined call's
+	// site an address of its own (as on platforms without the walk, and
+	// in goroutine profiles), as a new stack of known addresses.
+	pcs := make([]uintptr, 64)
+	c := backtrail.MakeStack(pcs[:pingCallers(12, pcs)])
+	b.Run(fmt.Sprintf("first-known-addresses/%d-runtime.Callers", c.Len()), func(b *testing.B) { benchKnownFrames(b, &c) })
+	// A stack seen for the first time whose addresses were seen in other
+	// stacks: the common case in a running program.
+	b.Run("first-known-addresses/32", func(b *testing.B) { benchKnownFrames(b, &s) })
+}
+
+// benchKnownFrames measures symbolizing s from the address cache.
+func benchKnownFrames(b *testing.B, s *backtrail.Stack) {
+	b.ReportAllocs()
+	s.Frames()
+	c0 := cpuTime()
+	for b.Loop() {
+		backtrail.ForgetStackFrames(s)
+		_ = s.Frames()
+	}
+	reportCPU(b, c0)
+}
+
+// pingCallers is pingInlined with runtime.Callers at the bottom: every
+// other return address is in an inlined call (pongCallersStep).
+//
+//go:noinline
+func pingCallers(depth int, pcs []uintptr) int {
+	if depth == 0 {
+		return runtime.Callers(1, pcs)
+	}
+	return pongCallersStep(depth, pcs)
+}
+
+func pongCallersStep(depth int, pcs []uintptr) int { return pongCallers(depth-1, pcs) }
+
+//go:noinline
+func pongCallers(depth int, pcs []uintptr) int {
+	n := pingCallers(depth, pcs)
+	runtime.KeepAlive(depth)
+	return n
 }
 
 // benchCallersFrames measures the runtime's symbolizer over s's addresses.

@@ -363,7 +363,6 @@ func TestFramesSigpanic(t *testing.T) {
 	// From the signal frame on, the addresses are not return addresses
 	// (the next one is the faulting instruction), so the address cache
 	// must not offer their frames to other stacks.
-	needWalk(t)
 	backtrail.ForgetFrames()
 	sig := -1
 	for _, f := range s.Frames() {
@@ -765,3 +764,75 @@ func textAddresses(t *testing.T, n int) []uintptr {
 	}
 	return pcs
 }
+
+// TestFramesKnownCallSites checks the address cache on the goroutine
+// profile's stacks, which, like runtime.Callers, list the call site of an
+// inlined call as an address of its own after the call's: a new stack of
+// known addresses gets the frames the runtime gives it from scratch, and
+// the addresses past an inlined call are cached too.
+func TestFramesKnownCallSites(t *testing.T) {
+	c := make(chan int)
+	defer close(c)
+	for range 3 {
+		go parkOuter(c)
+	}
+	var target []uintptr // the stack of a parked goroutine, with the inlined call
+	var stacks []backtrail.Stack
+	for try := 0; target == nil; try++ {
+		if try == 100 {
+			t.Fatal("no goroutine parked in parkInner")
+		}
+		runtime.Gosched()
+		records := make([]runtime.StackRecord, 1000)
+		n, ok := runtime.GoroutineProfile(records)
+		if !ok {
+			t.Fatal("goroutine profile too small")
+		}
+		stacks = stacks[:0]
+		for _, r := range records[:n] {
+			pcs := r.Stack()
+			stacks = append(stacks, backtrail.MakeStack(pcs))
+			for i, f := range stacks[len(stacks)-1].Frames() {
+				if strings.HasSuffix(f.Function, ".parkInner") && f.Inlined && i+1 < len(pcs) {
+					target = pcs
+				}
+			}
+		}
+	}
+	for i := range stacks {
+		s := &stacks[i]
+		backtrail.ForgetFrames()
+		cold := fmt.Sprint(s.Frames())
+		for j := range stacks {
+			stacks[j].Frames()
+		}
+		backtrail.ForgetStackFrames(s)
+		if warm := fmt.Sprint(s.Frames()); warm != cold {
+			t.Errorf("stack %d: from known addresses\n%s\nfrom scratch\n%s", i, warm, cold)
+		}
+	}
+	backtrail.ForgetFrames()
+	s := backtrail.MakeStack(target)
+	s.Frames()
+	for i, pc := range target {
+		if !backtrail.KnownPC(pc) && i < len(target)-1 {
+			t.Errorf("address %d of %d (%#x) not in the address cache", i, len(target), pc)
+		}
+	}
+	// The inlined call's address before another address than its call
+	// site: the runtime then expands the callers too, so the cached frames
+	// must not be used.
+	for i := range len(target) - 1 {
+		s := backtrail.MakeStack(slices.Concat(target[:i+1], target[i+2:]))
+		full := backtrail.MakeStack(target)
+		full.Frames() // all addresses known
+		if have, want := names(s), slices.DeleteFunc(expand(s.PCs()), func(f string) bool { return strings.Contains(f, ".gowrap") }); strings.Join(have, "\n") != strings.Join(want, "\n") {
+			t.Errorf("address %d left out:\nhave\n\t%s\nwant\n\t%s", i+1, strings.Join(have, "\n\t"), strings.Join(want, "\n\t"))
+		}
+	}
+}
+
+//go:noinline
+func parkOuter(c chan int) { parkInner(c) }
+
+func parkInner(c chan int) { <-c }

@@ -100,7 +100,9 @@ func lookupPC(pc uintptr, gen uint64) (*symbolized, int) {
 
 // cachedFrames assembles the frames of pcs from the address cache; it
 // reports false when an address is missing, or follows a signal frame and
-// so is not a return address (such addresses are never cached). A stack
+// so is not a return address (such addresses are never cached), or when
+// its cached frames end in an inlined call whose site was the next address
+// there and is not here (withNext). A stack
 // shares runs of callers with the stacks symbolized before it, so the
 // address after one found at sym.pcs[i] is looked for at sym.pcs[i+1]
 // first, and frames adjacent in one symbolized stack are copied at once.
@@ -119,6 +121,9 @@ func cachedFrames(pcs []uintptr, gen uint64) ([]Frame, bool) {
 	for k := 1; k < len(pcs); k++ {
 		pc := pcs[k]
 		f := at[k-1]
+		if f.sym.withNext>>f.i&1 != 0 && pc != f.sym.pcs[f.i+1] {
+			return nil, false // the runtime would expand the inlined call's callers here
+		}
 		f.i++
 		switch {
 		case f.i < len(f.sym.start)-1 && f.sym.pcs[f.i] == pc:
@@ -200,6 +205,7 @@ func symbolizePCs(pcs []uintptr, gen uint64) *symbolized {
 
 	// The frames of pcs[i] are out[at[i]:at[i+1]], those of its run.
 	var at [stackCap + 1]int
+	var withNext uint64
 	total, run := 0, 0
 	indexed := len(pcs) // how many leading addresses the index covers
 	if !sure {
@@ -214,9 +220,16 @@ func symbolizePCs(pcs []uintptr, gen uint64) *symbolized {
 		// instruction, not a return address, so neither it nor the
 		// signal frame's address is indexed, nor any after them. Nor is
 		// a last address whose frames end in an inlined call: the
-		// runtime leaves out the outer frames there.
-		if i < indexed && hi > lo && (frames[hi-1].Inlined || frames[hi-1].Function == "runtime.sigpanic") {
-			indexed = i
+		// runtime leaves out the outer frames there. Before another
+		// address, such frames end there because that address is the
+		// inlined call's site (withNext).
+		if i < indexed && hi > lo {
+			switch last := &frames[hi-1]; {
+			case last.Function == "runtime.sigpanic" || last.Inlined && i == len(pcs)-1:
+				indexed = i
+			case last.Inlined:
+				withNext |= 1 << i
+			}
 		}
 		at[i] = total
 		total += hi - lo
@@ -249,6 +262,7 @@ func symbolizePCs(pcs []uintptr, gen uint64) *symbolized {
 	}
 	sym := &x.sym
 	sym.gen, sym.frames, sym.pcs, sym.start = gen, out[:len(out):len(out)], pcs, x.start[:indexed+1]
+	sym.withNext = withNext & (1<<indexed - 1)
 	return sym
 }
 

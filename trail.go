@@ -65,6 +65,11 @@ type symbolized struct {
 	frames []Frame
 	pcs    []uintptr // the stack record's addresses
 	start  []uint16
+	// Bit i: the frames of pcs[i] end in an inlined call whose caller is
+	// the next address, pcs[i+1] (runtime.Callers lists such call sites
+	// as addresses of their own), and so are pcs[i]'s frames only where
+	// pcs[i+1] follows it or nothing does.
+	withNext uint64
 }
 
 func (r *stackRecord) matches(s *Stack) bool {
