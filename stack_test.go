@@ -160,12 +160,11 @@ func pongInlined(depth int) (backtrail.Stack, []string) {
 	return s, want
 }
 
-// needWalk skips the rest of a test that splices stacks or expects their
-// addresses in the address cache, which assumes that each address is a
-// frame's return address, as the frame-pointer walk captures them. The
-// fallback, runtime.Callers, also lists the call sites of inlined calls,
-// which change the frames of the address before them; there the address
-// cache indexes a stack only up to its first inlined call.
+// needWalk skips a test that splices stacks, which assumes that each
+// address is a frame's return address, as the frame-pointer walk captures
+// them. The fallback, runtime.Callers, also lists the call sites of
+// inlined calls, and splicing separates them from the calls' addresses
+// (stacks no capture makes; the expected frames are built per address).
 func needWalk(t *testing.T) {
 	t.Helper()
 	if walk, _ := backtrail.FastPath(); !walk {
