@@ -137,7 +137,8 @@ func BenchmarkFrames(b *testing.B) {
 	// site an address of its own (as on platforms without the walk, and
 	// in goroutine profiles), as a new stack of known addresses.
 	pcs := make([]uintptr, 64)
-	c := backtrail.MakeStack(pcs[:pingCallers(12, pcs)])
+	pingWith(12, func() { pcs = pcs[:runtime.Callers(1, pcs)] })
+	c := backtrail.MakeStack(pcs)
 	b.Run(fmt.Sprintf("first-known-addresses/%d-runtime.Callers", c.Len()), func(b *testing.B) { benchKnownFrames(b, &c) })
 	// A stack seen for the first time whose addresses were seen in other
 	// stacks: the common case in a running program.
@@ -154,26 +155,6 @@ func benchKnownFrames(b *testing.B, s *backtrail.Stack) {
 		_ = s.Frames()
 	}
 	reportCPU(b, c0)
-}
-
-// pingCallers is pingInlined with runtime.Callers at the bottom: every
-// other return address is in an inlined call (pongCallersStep).
-//
-//go:noinline
-func pingCallers(depth int, pcs []uintptr) int {
-	if depth == 0 {
-		return runtime.Callers(1, pcs)
-	}
-	return pongCallersStep(depth, pcs)
-}
-
-func pongCallersStep(depth int, pcs []uintptr) int { return pongCallers(depth-1, pcs) }
-
-//go:noinline
-func pongCallers(depth int, pcs []uintptr) int {
-	n := pingCallers(depth, pcs)
-	runtime.KeepAlive(depth)
-	return n
 }
 
 // benchCallersFrames measures the runtime's symbolizer over s's addresses.

@@ -55,7 +55,7 @@ func InApp(function string) bool { return inApp(function) }
 // or off (every address then goes through runtime.CallersFrames) and
 // reports whether it was on.
 func SetFastFrames(on bool) bool {
-	was := funcInlinedOK
-	funcInlinedOK = on
+	was := fastFramesOK()
+	fastFrames = on
 	return was
 }

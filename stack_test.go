@@ -140,24 +140,31 @@ func pong(depth int) (backtrail.Stack, []string) {
 	return s, want
 }
 
-// pingInlined and pongInlined recurse through each other and an inlined
-// call, so an address that needs inline expansion repeats two apart.
-//
-//go:noinline
-func pingInlined(depth int) (backtrail.Stack, []string) {
-	if depth == 0 {
-		return capturePair(0)
-	}
-	return pongStep(depth)
+// pingInlined captures at the bottom of pingWith.
+func pingInlined(depth int) (s backtrail.Stack, want []string) {
+	pingWith(depth, func() { s, want = capturePair(0) })
+	return s, want
 }
 
-func pongStep(depth int) (backtrail.Stack, []string) { return pongInlined(depth - 1) }
+// pingWith and pongWith recurse through each other and an inlined call
+// (pongStep), so an address that needs inline expansion repeats two apart,
+// and call capture at the bottom.
+//
+//go:noinline
+func pingWith(depth int, capture func()) {
+	if depth == 0 {
+		capture()
+		return
+	}
+	pongStep(depth, capture)
+}
+
+func pongStep(depth int, capture func()) { pongWith(depth-1, capture) }
 
 //go:noinline
-func pongInlined(depth int) (backtrail.Stack, []string) {
-	s, want := pingInlined(depth)
+func pongWith(depth int, capture func()) {
+	pingWith(depth, capture)
 	runtime.KeepAlive(depth)
-	return s, want
 }
 
 // needWalk skips a test that splices stacks, which assumes that each

@@ -302,10 +302,11 @@ func countRuns(pcs []uintptr) int {
 // one for this reason, and so do we when we meet sigpanic.
 func expandPCs(out []Frame, pcs []uintptr, first []int) ([]Frame, bool) {
 	sure := true
+	fast := fastFramesOK()
 	for k := 0; k < len(pcs); {
 		first[k] = len(out)
 		pc, n := pcs[k], 1
-		if f := physicalFunc(pc); f != nil {
+		if f := physicalFunc(pc, fast); f != nil {
 			file, line := f.FileLine(pc - 1) // the call instruction, as CallersFrames backs up to
 			out = appendFrame(out, pc, f.Name(), file, line, false)
 		} else {
@@ -330,9 +331,9 @@ func expandPCs(out []Frame, pcs []uintptr, first []int) ([]Frame, bool) {
 
 // physicalFunc returns the function whose own code holds pc, or nil when
 // pc is in a call inlined into it, has no symbols, or cannot be told
-// (inlineProbe failed).
-func physicalFunc(pc uintptr) *runtime.Func {
-	if !funcInlinedOK {
+// (fast is fastFramesOK's answer).
+func physicalFunc(pc uintptr, fast bool) *runtime.Func {
+	if !fast {
 		return nil
 	}
 	// A return address is never a function's entry, but an address
@@ -354,13 +355,22 @@ func physicalFunc(pc uintptr) *runtime.Func {
 // a call inlined into another function. The runtime tells the two kinds
 // apart by the first word of the value, which is all ones for an inlined
 // call (runtime.funcinl) and a function's entry offset otherwise
-// (runtime._func); funcInlinedOK says whether inlineProbe found it so.
+// (runtime._func); fastFramesOK says whether inlineProbe found it so.
 func funcInlined(f *runtime.Func) bool { return *(*uint32)(unsafe.Pointer(f)) == ^uint32(0) }
 
-// funcInlinedOK is set when funcInlined agrees with runtime.CallersFrames
-// on an address in an inlined call and on one that is not, so that a
-// runtime laid out differently would make Frames slower rather than wrong.
-var funcInlinedOK = inlineProbe()
+// fastFramesOK reports whether funcInlined agrees with
+// runtime.CallersFrames on an address in an inlined call and on one that
+// is not, so that a runtime laid out differently makes Frames slower
+// rather than wrong. It probes on first use, not at start-up.
+func fastFramesOK() bool {
+	fastFramesOnce.Do(func() { fastFrames = inlineProbe() })
+	return fastFrames
+}
+
+var (
+	fastFramesOnce sync.Once
+	fastFrames     bool
+)
 
 // entryAlign divides the entry address of every Go function: the Go
 // linker's function alignment on the architectures where it is 16 or
