@@ -798,8 +798,8 @@ func TestFramesKnownCallSites(t *testing.T) {
 		for _, r := range records[:n] {
 			pcs := r.Stack()
 			stacks = append(stacks, backtrail.MakeStack(pcs))
-			for i, f := range stacks[len(stacks)-1].Frames() {
-				if strings.HasSuffix(f.Function, ".parkInner") && f.Inlined && i+1 < len(pcs) {
+			for _, f := range stacks[len(stacks)-1].Frames() {
+				if strings.HasSuffix(f.Function, ".parkInner") && f.Inlined && f.PC != pcs[len(pcs)-1] {
 					target = pcs
 				}
 			}
