@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -70,7 +71,7 @@ type env struct {
 	project *server.Project
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	dir := t.TempDir()
 	db, err := store.Open(ctx, filepath.Join(dir, "db"))
@@ -90,7 +91,7 @@ func newEnv(t *testing.T) *env {
 }
 
 // add stores a debug file the way the API does and returns its records.
-func (e *env) add(t *testing.T, path string) []*server.DebugFile {
+func (e *env) add(t testing.TB, path string) []*server.DebugFile {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -169,6 +170,59 @@ func TestSymbolsLookup(t *testing.T) {
 	other := &process.Symbols{Store: e.db, Blobs: e.blobs, CacheDir: e.syms.CacheDir}
 	if _, err := other.Lookup(ctx, e.project.ID, debugID, "", "arm64"); err != nil {
 		t.Errorf("Lookup from the disk cache: %v", err)
+	}
+}
+
+// TestSymbolsBuildFailure checks that a debug file that cannot be read
+// yields an error naming it, and leaves nothing in the cache directory.
+func TestSymbolsBuildFailure(t *testing.T) {
+	e := newEnv(t)
+	dwarf := testenv.Testdata(t, "crashprobe", "arm64-debug", "dSYMs", "arm64-CrashProbeiOS.app.dSYM", "Contents", "Resources", "DWARF", "CrashProbeiOS")
+	rec := e.add(t, dwarf)[0]
+	// The blob store's copy is cut short after the upload, as a disk
+	// might lose it.
+	path, err := e.blobs.Path(ctx, rec.Blob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, fi.Size()/3); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.syms.Lookup(ctx, e.project.ID, rec.DebugID, "", rec.Arch)
+	if err == nil || !strings.Contains(err.Error(), rec.Name) {
+		t.Fatalf("Lookup of a truncated debug file: %v, want an error naming %s", err, rec.Name)
+	}
+	ents, _ := os.ReadDir(e.syms.CacheDir)
+	for _, ent := range ents {
+		t.Errorf("cache directory holds %s after a failed build", ent.Name())
+	}
+}
+
+// BenchmarkSymbolsBuild measures a module's first lookup, which builds
+// its symcache into the cache directory: the CrashProbe dSYM, and the
+// debug file BACKTRAIL_BENCH_OBJ names. B/op is the heap the build
+// allocates; the symcache itself goes to disk.
+func BenchmarkSymbolsBuild(b *testing.B) {
+	paths := []string{testenv.Testdata(b, "crashprobe", "arm64-debug", "dSYMs", "arm64-CrashProbeiOS.app.dSYM", "Contents", "Resources", "DWARF", "CrashProbeiOS")}
+	if p := os.Getenv("BACKTRAIL_BENCH_OBJ"); p != "" {
+		paths = append(paths, p)
+	}
+	for _, path := range paths {
+		b.Run(filepath.Base(path), func(b *testing.B) {
+			e := newEnv(b)
+			rec := e.add(b, path)[0]
+			b.ReportAllocs()
+			for b.Loop() {
+				syms := &process.Symbols{Store: e.db, Blobs: e.blobs, CacheDir: b.TempDir()}
+				if _, err := syms.Lookup(ctx, e.project.ID, rec.DebugID, "", rec.Arch); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

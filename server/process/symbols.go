@@ -194,26 +194,26 @@ func (s *Symbols) load(ctx context.Context, projectID int64, debugID, codeID, ar
 	if err != nil {
 		return nil, err
 	}
-	data, err := buildSymcache(path, pick.Arch, s.Build)
-	if err != nil {
-		return nil, fmt.Errorf("debug file %d (%s): %w", pick.ID, pick.Name, err)
-	}
 	if err := os.MkdirAll(s.CacheDir, 0o755); err != nil {
 		return nil, err
 	}
+	// Built straight into the cache directory: a big debug file's symcache
+	// is hundreds of megabytes, which a build into memory would hold on
+	// the heap (twice, as the buffer grew) before writing it out.
 	tmp, err := os.CreateTemp(s.CacheDir, ".build-*")
 	if err != nil {
 		return nil, err
 	}
-	_, werr := tmp.Write(data)
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
+	berr := buildSymcache(tmp, path, pick.Arch, s.Build)
+	werr := tmp.Close()
+	if berr == nil && werr == nil {
 		werr = os.Rename(tmp.Name(), cache)
 	}
-	if werr != nil {
+	if berr != nil || werr != nil {
 		os.Remove(tmp.Name())
+		if berr != nil {
+			return nil, fmt.Errorf("debug file %d (%s): %w", pick.ID, pick.Name, berr)
+		}
 		return nil, werr
 	}
 	f, err := symcache.Open(cache)
@@ -223,10 +223,10 @@ func (s *Symbols) load(ctx context.Context, projectID int64, debugID, codeID, ar
 	return &entry{table: symbolize.NewTable(f, demangle.Full), file: f}, nil
 }
 
-// buildSymcache builds a symcache from a debug file. The readers never
+// buildSymcache writes the symcache of a debug file to w. The readers never
 // panic on hostile input by design; the recover here makes a bug in them
 // cost one module's symbols, not the server.
-func buildSymcache(path, arch string, opts symbolize.BuildOptions) (data []byte, err error) {
+func buildSymcache(w *os.File, path, arch string, opts symbolize.BuildOptions) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("reading debug file failed: %v", r)
@@ -234,14 +234,14 @@ func buildSymcache(path, arch string, opts symbolize.BuildOptions) (data []byte,
 	}()
 	f, err := debugfile.Open(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer f.Close()
 	o, err := f.Object(arch)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return symbolize.BuildObject(o, o, opts)
+	return symbolize.WriteObject(w, o, o, opts)
 }
 
 func rank(f *server.DebugFile) int {
