@@ -65,7 +65,9 @@ func (f *File) lookupGroup(b *Batch, addrs []uint64) {
 	for j, a := range addrs {
 		blk[j] = -1
 		if lo[j] <= hi[j] {
-			blk[j] = int32(f.searchBlock(a-f.h.addrBase, int(lo[j]), int(hi[j])))
+			if k := f.searchBlock(a-f.h.addrBase, int(lo[j]), int(hi[j])); k >= 0 && (f.blockOK(k) || f.checkBlock(k)) {
+				blk[j] = int32(k)
+			}
 		}
 	}
 	for _, k := range blk[:len(addrs)] {
@@ -87,7 +89,7 @@ func (f *File) lookupGroup(b *Batch, addrs []uint64) {
 			if c := next[j]; c != 0 {
 				chain[j][d] = c - 1
 				depth[j] = d + 1
-				next[j] = f.locs.get(c-1, locParent)
+				next[j] = f.parent(c - 1)
 				walking = true
 			}
 		}
@@ -97,7 +99,7 @@ func (f *File) lookupGroup(b *Batch, addrs []uint64) {
 	}
 	for j := range addrs {
 		for _, i := range chain[j][:depth[j]] {
-			if fn := f.locs.get(i, locFunction); fn != 0 {
+			if fn := f.locs.get(i, locFunction); fn-1 < f.h.nFuncs {
 				b.sink += f.funcs.get(fn-1, fnName)
 			}
 		}
@@ -108,7 +110,7 @@ func (f *File) lookupGroup(b *Batch, addrs []uint64) {
 			for _, i := range chain[j][1:depth[j]] {
 				b.Frames = append(b.Frames, f.loc(i))
 			}
-			for c := next[j]; c != 0; c = f.locs.get(c-1, locParent) {
+			for c := next[j]; c != 0; c = f.parent(c - 1) {
 				b.Frames = append(b.Frames, f.loc(c-1))
 			}
 		}

@@ -11,10 +11,14 @@
 //
 // # Untrusted input
 //
-// Parse validates the header, every table's bounds, every stored index and
-// every range entry before it returns, so lookups on a parsed File never
-// read out of range and never panic, whatever the bytes were. The parser
-// is fuzzed.
+// Parse validates the header, every table's bounds, the files and the
+// block index before it returns; each block of range entries is validated
+// the first time a lookup reads it (one that fails reads as unknown
+// addresses), and each index read from a record is compared with its
+// table's size before use (one beyond it reads as absent). So lookups on a
+// parsed File never read out of range and never panic, whatever the bytes
+// were, and opening a big file costs little. Check validates everything
+// at once. The parser and the lookups are fuzzed.
 package symcache
 
 import (

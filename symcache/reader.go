@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/backtrail/backtrail/internal/mmap"
@@ -52,6 +53,17 @@ type File struct {
 	// are each a cache miss. There are at most as many buckets as blocks.
 	buckets []uint32
 	shift   uint
+
+	// Parse checks the layout; range entries are checked a block at a
+	// time as lookups first read them, so that opening a big file costs
+	// little. A bit of blocksOK says that a block passed; one of
+	// blocksBad that it failed, and reads as unknown addresses. The
+	// records a range reaches are not checked ahead: each field is
+	// compared with its table's size as it is read, which the lookups'
+	// dependent loads hide, where checking a block's chains ahead was a
+	// cache miss per record (1M random addresses on a 264 MB symcache:
+	// +0.7 CPU-s).
+	blocksOK, blocksBad []atomic.Uint32
 }
 
 // table is a packed table of fixed-width records (docs/symcache.md §1).
@@ -82,13 +94,15 @@ func (t *table) get(i uint32, k int) uint32 {
 }
 
 // load8 returns the little-endian number in the 8 bytes of b at off, for
-// the records of packed tables and the files, where Parse has shown the
-// bytes to be inside b: it checks every index and string the file holds,
-// and Func checks its caller's. It does not check again, nor does str:
-// the bounds checks of reading a frame's fields took 14–20 % of a lookup
-// (BenchmarkLookup; the entries' bounds checks cost nothing measurable). Built with -tags checked, as the fuzz
-// targets and the race-detector run are, it checks, so that a file Parse
-// wrongly accepts fails there instead of being read out of range.
+// the records of packed tables and the files, where the bytes are known to
+// be inside b: Parse checks the tables' bounds, a block's check its
+// entries' locations, and each index read from a record is compared with
+// its table's size before it is used (Func checks its caller's). It does
+// not check again: the bounds checks of reading a frame's fields took
+// 14–20 % of a lookup (BenchmarkLookup; the entries' bounds checks cost
+// nothing measurable). Built with -tags checked, as the fuzz targets and
+// the race-detector run are, it checks, so that an index that escaped its
+// comparison fails there instead of being read out of range.
 func load8(b []byte, off uint64) uint64 {
 	if checked {
 		return le.Uint64(b[off:])
@@ -125,10 +139,15 @@ func IsSymcache(data []byte) bool {
 	return len(data) >= 4 && [4]byte(data[:4]) == Magic
 }
 
-// Parse validates data as a symcache and returns a File reading it in
-// place. data must not change while the File is used. Cost is linear in
-// the size of the file: every stored index and range entry is checked here
-// so that lookups need no checks.
+// Parse validates data's layout as a symcache and returns a File reading
+// it in place. data must not change while the File is used. It checks the
+// header, the bounds of every table, the files and the block index, at a
+// cost linear in the number of blocks (about 4 % of the file), not in its
+// size, so that symbolizing a few addresses from a big file reads little
+// of it. A block of range entries is checked when a lookup first reads
+// it, and one that fails reads as unknown addresses; each index read from
+// a location or function record is compared with its table's size, and
+// one beyond it reads as absent. Check validates everything at once.
 func Parse(data []byte) (*File, error) {
 	if len(data) < 8 || [4]byte(data[:4]) != Magic {
 		return nil, &FormatError{Off: 0, Msg: "bad magic", Err: ErrMagic}
@@ -181,9 +200,11 @@ func Parse(data []byte) (*File, error) {
 			f.starts, f.offs = swapped(f.starts), swapped(f.offs)
 		}
 	}
-	if err := f.validate(); err != nil {
+	if err := f.validateLayout(); err != nil {
 		return nil, err
 	}
+	f.blocksOK = make([]atomic.Uint32, (len(f.starts)+31)/32)
+	f.blocksBad = make([]atomic.Uint32, len(f.blocksOK))
 	f.indexBlocks()
 	return f, nil
 }
@@ -225,13 +246,16 @@ func swapped(s []uint32) []uint32 {
 }
 
 func (f *File) checkRef(off uint64, r strRef) error {
-	if uint64(r.off)+uint64(r.len) > uint64(len(f.strs)) {
+	if !f.inStrs(r) {
 		return &FormatError{Off: off, Msg: fmt.Sprintf("string [%#x,+%#x) beyond string table of %#x bytes", r.off, r.len, len(f.strs))}
 	}
 	return nil
 }
 
-func (f *File) validate() error {
+// validateLayout checks what Parse checks beyond the header: the header's
+// strings, the files, and that blocks start in increasing order with
+// their entries in order inside the entries table.
+func (f *File) validateLayout() error {
 	h := &f.h
 	for i, off := range []uint64{48, 56, 64, 72} {
 		if err := f.checkRef(off, [...]strRef{h.arch, h.codeID, h.name, h.producer}[i]); err != nil {
@@ -243,43 +267,6 @@ func (f *File) validate() error {
 			return err
 		}
 	}
-	if err := f.validateRanges(); err != nil {
-		return err
-	}
-	// Records are packed, so errors name the record's first byte.
-	for i := uint32(0); i < h.nFuncs; i++ {
-		off := h.funcsOff + uint64(i)*f.funcs.bits/8
-		if err := f.checkRef(off, strRef{f.funcs.get(i, fnName), f.funcs.get(i, fnNameLen)}); err != nil {
-			return err
-		}
-		if df := f.funcs.get(i, fnDeclFile); df > h.nFiles {
-			return &FormatError{Off: off, Msg: fmt.Sprintf("function %d: file index %d out of range", i, df-1)}
-		}
-		if e := f.funcs.get(i, fnEntry); e != 0 && h.addrBase > ^uint64(0)-uint64(e-1) {
-			return &FormatError{Off: off, Msg: fmt.Sprintf("function %d: entry %#x overflows from address base %#x", i, e-1, h.addrBase)}
-		}
-	}
-	for i := uint32(0); i < h.nLocs; i++ {
-		off := h.locsOff + uint64(i)*f.locs.bits/8
-		if fi := f.locs.get(i, locFile); fi > h.nFiles {
-			return &FormatError{Off: off, Msg: fmt.Sprintf("location %d: file index %d out of range", i, fi-1)}
-		}
-		if fn := f.locs.get(i, locFunction); fn > h.nFuncs {
-			return &FormatError{Off: off, Msg: fmt.Sprintf("location %d: function index %d out of range", i, fn-1)}
-		}
-		// Parents come before children, which also rules out cycles, so
-		// walking inline parents always ends.
-		if pa := f.locs.get(i, locParent); pa > i {
-			return &FormatError{Off: off, Msg: fmt.Sprintf("location %d: parent %d not before it", i, pa-1)}
-		}
-	}
-	return nil
-}
-
-// validateRanges checks the block index and decodes every range entry
-// (§6).
-func (f *File) validateRanges() error {
-	h := &f.h
 	if (h.nBlocks == 0) != (h.entriesLen == 0) {
 		return &FormatError{Off: 92, Msg: fmt.Sprintf("%d blocks of range entries in %d bytes", h.nBlocks, h.entriesLen)}
 	}
@@ -293,39 +280,128 @@ func (f *File) validateRanges() error {
 			return &FormatError{Off: h.offsOff + uint64(b)*4, Msg: fmt.Sprintf("block %d: entries at %#x out of order or beyond %#x bytes", b, f.offs[b], h.entriesLen)}
 		}
 	}
-	n, maxAddr := uint64(0), uint64(0)
+	return nil
+}
+
+// Check validates all of the file's content that Parse leaves to be
+// checked on first use: every range entry, location and function record,
+// and the count of ranges. It returns the first error found. After it
+// succeeds, lookups check nothing more.
+func (f *File) Check() error {
+	h := &f.h
+	n := uint64(0)
 	for b := range f.starts {
-		lo, hi := f.blockBytes(b)
-		limit := uint64(None) // the entries' addresses must stay below the next block's
-		if b+1 < len(f.starts) {
-			limit = uint64(f.starts[b+1]) - 1
+		nb, err := f.checkEntries(b)
+		if err != nil {
+			return err
 		}
-		c := cursor{b: f.entries[lo:hi], entryState: entryState{addr: uint64(f.starts[b])}}
-		for first := true; ; first = false {
-			p := c.p
-			prev := c.addr
-			if !c.next(first) {
-				if c.bad != "" {
-					return &FormatError{Off: h.entriesOff + uint64(lo) + uint64(p), Msg: fmt.Sprintf("block %d: range entry: %s", b, c.bad)}
-				}
-				break
-			}
-			if c.addr > limit || !first && c.addr <= prev {
-				return &FormatError{Off: h.entriesOff + uint64(lo) + uint64(p), Msg: fmt.Sprintf("block %d: range entry at %#x beyond %#x", b, c.addr, limit)}
-			}
-			if c.loc > h.nLocs {
-				return &FormatError{Off: h.entriesOff + uint64(lo) + uint64(p), Msg: fmt.Sprintf("block %d: range entry names location %d of %d", b, c.loc-1, h.nLocs)}
-			}
-			n++
-			maxAddr = c.addr
-		}
+		n += nb
 	}
 	if n != uint64(h.nRanges) {
 		return &FormatError{Off: 96, Msg: fmt.Sprintf("%d ranges, the entries hold %d", h.nRanges, n)}
 	}
-	// Range bounds are computed as base + start; they must not wrap.
-	if h.addrBase > ^uint64(0)-maxAddr {
-		return &FormatError{Off: 40, Msg: fmt.Sprintf("address base %#x plus range start %#x overflows", h.addrBase, maxAddr)}
+	for i := uint32(0); i < h.nFuncs; i++ {
+		if err := f.checkFunc(i); err != nil {
+			return err
+		}
+	}
+	for i := uint32(0); i < h.nLocs; i++ {
+		if err := f.checkLoc(i); err != nil {
+			return err
+		}
+	}
+	for k := range f.blocksOK {
+		f.blocksOK[k].Store(^uint32(0))
+	}
+	return nil
+}
+
+// blockOK reports whether block b passed its check. A block is read only
+// when blockOK or else checkBlock says so; the two are not one function,
+// which the compiler would not inline (12 % of a lookup in a small file).
+func (f *File) blockOK(b int) bool { return f.blocksOK[uint(b)/32].Load()>>(uint(b)%32)&1 != 0 }
+
+// checkBlock checks block b's range entries, unless a lookup found them
+// bad before, records the outcome and reports whether they passed. Lookups of several
+// goroutines may check one block at once; they find the same.
+func (f *File) checkBlock(b int) bool {
+	bit := uint32(1) << (b & 31)
+	if f.blocksBad[b>>5].Load()&bit != 0 {
+		return false
+	}
+	if _, err := f.checkEntries(b); err != nil {
+		f.blocksBad[b>>5].Or(bit)
+		return false
+	}
+	f.blocksOK[b>>5].Or(bit)
+	return true
+}
+
+// checkEntries decodes block b's range entries, checks them, and returns
+// how many there are.
+func (f *File) checkEntries(b int) (uint64, error) {
+	h := &f.h
+	lo, hi := f.blockBytes(b)
+	limit := uint64(None) // the entries' addresses must stay below the next block's
+	if b+1 < len(f.starts) {
+		limit = uint64(f.starts[b+1]) - 1
+	}
+	n := uint64(0)
+	c := cursor{b: f.entries[lo:hi], entryState: entryState{addr: uint64(f.starts[b])}}
+	for first := true; ; first = false {
+		p := c.p
+		prev := c.addr
+		if !c.next(first) {
+			if c.bad != "" {
+				return 0, &FormatError{Off: h.entriesOff + uint64(lo) + uint64(p), Msg: fmt.Sprintf("block %d: range entry: %s", b, c.bad)}
+			}
+			return n, nil
+		}
+		off := h.entriesOff + uint64(lo) + uint64(p)
+		switch {
+		case c.addr > limit || !first && c.addr <= prev:
+			return 0, &FormatError{Off: off, Msg: fmt.Sprintf("block %d: range entry at %#x beyond %#x", b, c.addr, limit)}
+		case h.addrBase > ^uint64(0)-c.addr:
+			// Range bounds are computed as base + start; they must not wrap.
+			return 0, &FormatError{Off: 40, Msg: fmt.Sprintf("address base %#x plus range start %#x overflows", h.addrBase, c.addr)}
+		case c.loc > h.nLocs:
+			return 0, &FormatError{Off: off, Msg: fmt.Sprintf("block %d: range entry names location %d of %d", b, c.loc-1, h.nLocs)}
+		}
+		n++
+	}
+}
+
+// checkLoc checks location record i's fields.
+func (f *File) checkLoc(i uint32) error {
+	h := &f.h
+	// Records are packed, so errors name the record's first byte.
+	off := h.locsOff + uint64(i)*f.locs.bits/8
+	if fi := f.locs.get(i, locFile); fi > h.nFiles {
+		return &FormatError{Off: off, Msg: fmt.Sprintf("location %d: file index %d out of range", i, fi-1)}
+	}
+	if fn := f.locs.get(i, locFunction); fn > h.nFuncs {
+		return &FormatError{Off: off, Msg: fmt.Sprintf("location %d: function index %d out of range", i, fn-1)}
+	}
+	// Parents come before children, which also rules out cycles, so
+	// walking inline parents always ends.
+	if pa := f.locs.get(i, locParent); pa > i {
+		return &FormatError{Off: off, Msg: fmt.Sprintf("location %d: parent %d not before it", i, pa-1)}
+	}
+	return nil
+}
+
+// checkFunc checks function record i.
+func (f *File) checkFunc(i uint32) error {
+	h := &f.h
+	off := h.funcsOff + uint64(i)*f.funcs.bits/8
+	if err := f.checkRef(off, strRef{f.funcs.get(i, fnName), f.funcs.get(i, fnNameLen)}); err != nil {
+		return err
+	}
+	if df := f.funcs.get(i, fnDeclFile); df > h.nFiles {
+		return &FormatError{Off: off, Msg: fmt.Sprintf("function %d: file index %d out of range", i, df-1)}
+	}
+	if e := f.funcs.get(i, fnEntry); e != 0 && h.addrBase > ^uint64(0)-uint64(e-1) {
+		return &FormatError{Off: off, Msg: fmt.Sprintf("function %d: entry %#x overflows from address base %#x", i, e-1, h.addrBase)}
 	}
 	return nil
 }
@@ -339,9 +415,10 @@ func (f *File) blockBytes(b int) (lo, hi uint32) {
 	return f.offs[b], hi
 }
 
-// str returns the string r refers to, which Parse has checked (see load8).
+// str returns the string r refers to, "" when it is not inside the
+// string table (in a file Check would refuse).
 func (f *File) str(r strRef) string {
-	if r.len == 0 {
+	if r.len == 0 || !f.inStrs(r) {
 		return ""
 	}
 	if checked {
@@ -350,6 +427,8 @@ func (f *File) str(r strRef) string {
 	}
 	return unsafe.String((*byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(f.strs)), r.off)), r.len)
 }
+
+func (f *File) inStrs(r strRef) bool { return uint64(r.off)+uint64(r.len) <= uint64(len(f.strs)) }
 
 // Info returns what the symcache records about its object.
 func (f *File) Info() Info {
@@ -375,7 +454,8 @@ func (f *File) Size() int { return len(f.data) }
 
 // Lookup returns the innermost location of addr, a file address of the
 // object (not module-relative). It allocates nothing. Cost: a binary
-// search over the blocks and the decoding of part of one.
+// search over the blocks and the decoding of part of one, and the first
+// time a block is read, its check (see Parse).
 func (f *File) Lookup(addr uint64) (Loc, bool) {
 	lo, hi := f.bucket(addr)
 	if lo > hi {
@@ -383,7 +463,7 @@ func (f *File) Lookup(addr uint64) (Loc, bool) {
 	}
 	rel := addr - f.h.addrBase
 	b := f.searchBlock(rel, int(lo), int(hi))
-	if b < 0 {
+	if b < 0 || !(f.blockOK(b) || f.checkBlock(b)) {
 		return Loc{}, false
 	}
 	return f.decodeBlock(b, rel)
@@ -419,9 +499,9 @@ func (f *File) searchBlock(rel uint64, lo, hi int) int {
 }
 
 // decodeBlock returns the innermost frame of the last entry of block b at
-// or below rel; ok is false when nothing is known there. Parse has checked
-// every entry, so unlike cursor it decodes without checks, and it stops at
-// the first entry above rel before decoding that entry's values.
+// or below rel; ok is false when nothing is known there. The block passed
+// its check, so unlike cursor it decodes without checks, and it stops at the
+// first entry above rel before decoding that entry's values.
 func (f *File) decodeBlock(b int, rel uint64) (Loc, bool) {
 	lo, hi := f.blockBytes(b)
 	e := f.entries[lo:hi]
@@ -506,12 +586,23 @@ type Span struct {
 	Known      bool // false: nothing is known about these addresses
 }
 
-// Ranges returns the ranges in address order.
+// Ranges returns the ranges in address order. A block that fails its
+// check (see Parse) is one unknown range.
 func (f *File) Ranges() iter.Seq[Span] {
 	return func(yield func(Span) bool) {
 		var s Span
 		have := false
 		for b := range f.starts {
+			if !(f.blockOK(b) || f.checkBlock(b)) {
+				if have {
+					s.End = f.h.addrBase + uint64(f.starts[b])
+					if !yield(s) {
+						return
+					}
+				}
+				s, have = Span{Start: f.h.addrBase + uint64(f.starts[b])}, true
+				continue
+			}
 			lo, hi := f.blockBytes(b)
 			c := cursor{b: f.entries[lo:hi], entryState: entryState{addr: uint64(f.starts[b])}}
 			for first := true; c.next(first); first = false {
@@ -571,38 +662,50 @@ func (l Loc) Column() uint32 { return uint32(l.cd) }
 func (l Loc) Discriminator() uint32 { return uint32(l.cd >> 32) }
 
 // File returns the source file path, "" when unknown.
-func (l Loc) File() string {
-	fi := l.f.locs.get(l.i, locFile)
-	if fi == 0 {
+func (l Loc) File() string { return l.f.fileName(l.f.locs.get(l.i, locFile)) }
+
+// fileName returns the path of the file a record's field names (its index
+// plus one), "" for none, or for an index beyond the files in a file
+// Check would refuse.
+func (f *File) fileName(field uint32) string {
+	if field-1 >= f.h.nFiles { // 0 wraps around
 		return ""
 	}
-	return l.f.fileName(fi - 1)
-}
-
-func (f *File) fileName(i uint32) string {
-	v := load8(f.files, uint64(i)*fileSize) // a strref
+	v := load8(f.files, uint64(field-1)*fileSize) // a strref
 	return f.str(strRef{uint32(v), uint32(v >> 32)})
 }
 
 // FunctionIndex returns the index of the location's function, or None.
-func (l Loc) FunctionIndex() uint32 { return l.f.locs.get(l.i, locFunction) - 1 }
+func (l Loc) FunctionIndex() uint32 {
+	if fn, ok := l.Function(); ok {
+		return fn.i
+	}
+	return None
+}
 
 // Function returns the location's function; ok is false when unknown.
 func (l Loc) Function() (fn Func, ok bool) {
-	i := l.FunctionIndex()
-	if i == None {
-		return Func{}, false
-	}
-	return Func{f: l.f, i: i}, true
+	i := l.f.locs.get(l.i, locFunction) - 1 // 0 wraps around
+	return Func{l.f, i}, i < l.f.h.nFuncs
 }
 
 // Parent returns the location this one was inlined into.
 func (l Loc) Parent() (Loc, bool) {
-	p := l.f.locs.get(l.i, locParent)
+	p := l.f.parent(l.i)
 	if p == 0 {
 		return Loc{}, false
 	}
 	return l.f.loc(p - 1), true
+}
+
+// parent returns the parent field of location i: the parent's index plus
+// one, or 0 for none. A parent must come before its child, which ends
+// every walk of parents; one that does not reads as none.
+func (f *File) parent(i uint32) uint32 {
+	if p := f.locs.get(i, locParent); p <= i {
+		return p
+	}
+	return 0
 }
 
 // Index returns the index of the location record, a stable identity
@@ -638,21 +741,16 @@ func (fn Func) Name() string {
 
 // Entry returns the function's start address, if known.
 func (fn Func) Entry() (uint64, bool) {
-	e := fn.f.funcs.get(fn.i, fnEntry)
-	if e == 0 {
-		return 0, false
+	// The field holds the offset plus one: 0, none, wraps around.
+	e := uint64(fn.f.funcs.get(fn.i, fnEntry)) - 1
+	if a := fn.f.h.addrBase + e; e != ^uint64(0) && a >= e {
+		return a, true
 	}
-	return fn.f.h.addrBase + uint64(e-1), true
+	return 0, false // none, or beyond the address space in a file Check refuses
 }
 
 // DeclFile returns the file that declares the function, "" when unknown.
-func (fn Func) DeclFile() string {
-	fi := fn.f.funcs.get(fn.i, fnDeclFile)
-	if fi == 0 {
-		return ""
-	}
-	return fn.f.fileName(fi - 1)
-}
+func (fn Func) DeclFile() string { return fn.f.fileName(fn.f.funcs.get(fn.i, fnDeclFile)) }
 
 // DeclLine returns the line of the function's declaration, 0 when unknown.
 func (fn Func) DeclLine() uint32 { return fn.f.funcs.get(fn.i, fnDeclLine) }

@@ -340,7 +340,7 @@ func TestFuncRange(t *testing.T) {
 					t.Errorf("Func(%d) of %d did not panic", i, f.NumFuncs())
 				}
 			}()
-			f.Func(i).Name()
+			f.Func(i)
 		}()
 	}
 	if f.Func(f.NumFuncs()-1).Name() == "" {
@@ -734,49 +734,163 @@ func TestParseErrors(t *testing.T) {
 		corrupt  func(b []byte) bool
 		off      uint64
 		sentinel error
+		check    bool // found by Check, not by Parse (see TestCheckOnFirstUse)
 	}{
-		{"magic", always(func(b []byte) { b[0] = 'X' }), 0, symcache.ErrMagic},
-		{"version", always(func(b []byte) { le(b, 4, 1) }), 4, symcache.ErrVersion},
-		{"header size", always(func(b []byte) { le(b, 8, 64) }), 8, nil},
-		{"file count", always(func(b []byte) { le(b, 80, uint32(nFiles+1)) }), 80, nil},
-		{"string table length", always(func(b []byte) { le(b, 104, strsLen+1) }), 80, nil},
-		{"function field width", always(func(b []byte) { b[110] = 33 }), 110, nil},
-		{"location field width", always(func(b []byte) { b[119] = 40 }), 119, nil},
-		{"arch string", always(func(b []byte) { le(b, 48, strsLen) }), 48, nil},
-		{"code id string", always(func(b []byte) { le(b, 60, strsLen+1) }), 56, nil},
-		{"name string", always(func(b []byte) { le(b, 64, 0xffffffff) }), 64, nil},
-		{"producer string", always(func(b []byte) { le(b, 76, 0xffffffff) }), 72, nil},
-		{"file 1 path", always(func(b []byte) { le(b, lay.files+8+4, strsLen+1) }), lay.files + 8, nil},
-		{"function 2 name", fnField(2, 0, -1), lay.funcs + 2*lay.funcBits/8, nil},
-		{"function 1 decl file", fnField(1, 3, -1), lay.funcs + lay.funcBits/8, nil},
-		{"location 3 file", locField(3, 0, -1), lay.locs + 3*lay.locBits/8, nil},
-		{"location 0 function", locField(0, 4, -1), lay.locs, nil},
-		{"location 2 parent is itself", locField(2, 5, 3), lay.locs + 2*lay.locBits/8, nil},
-		{"location 1 parent after it", locField(1, 5, 3), lay.locs + lay.locBits/8, nil},
-		{"block 2 start not above block 1", always(func(b []byte) { copy(b[lay.starts+8:lay.starts+12], b[lay.starts+4:lay.starts+8]) }), lay.starts + 8, nil},
-		{"block 1 entries before block 0", always(func(b []byte) { le(b, lay.offs+4, 0) }), lay.offs + 4, nil},
-		{"block 0 entries not at 0", always(func(b []byte) { le(b, lay.offs, 1) }), lay.offs, nil},
-		{"first entry with an address delta", always(func(b []byte) { b[lay.entries] |= 1 }), lay.entries, nil},
-		{"range count", always(func(b []byte) { le(b, 96, uint32(f.NumRanges()+1)) }), 96, nil},
-		{"address base overflows", always(func(b []byte) { le(b, 40, 0xffffffff); le(b, 44, 0xffffffff) }), 40, nil},
+		{"magic", always(func(b []byte) { b[0] = 'X' }), 0, symcache.ErrMagic, false},
+		{"version", always(func(b []byte) { le(b, 4, 1) }), 4, symcache.ErrVersion, false},
+		{"header size", always(func(b []byte) { le(b, 8, 64) }), 8, nil, false},
+		{"file count", always(func(b []byte) { le(b, 80, uint32(nFiles+1)) }), 80, nil, false},
+		{"string table length", always(func(b []byte) { le(b, 104, strsLen+1) }), 80, nil, false},
+		{"function field width", always(func(b []byte) { b[110] = 33 }), 110, nil, false},
+		{"location field width", always(func(b []byte) { b[119] = 40 }), 119, nil, false},
+		{"arch string", always(func(b []byte) { le(b, 48, strsLen) }), 48, nil, false},
+		{"code id string", always(func(b []byte) { le(b, 60, strsLen+1) }), 56, nil, false},
+		{"name string", always(func(b []byte) { le(b, 64, 0xffffffff) }), 64, nil, false},
+		{"producer string", always(func(b []byte) { le(b, 76, 0xffffffff) }), 72, nil, false},
+		{"file 1 path", always(func(b []byte) { le(b, lay.files+8+4, strsLen+1) }), lay.files + 8, nil, false},
+		{"function 2 name", fnField(2, 0, -1), lay.funcs + 2*lay.funcBits/8, nil, true},
+		{"function 1 decl file", fnField(1, 3, -1), lay.funcs + lay.funcBits/8, nil, true},
+		{"location 3 file", locField(3, 0, -1), lay.locs + 3*lay.locBits/8, nil, true},
+		{"location 0 function", locField(0, 4, -1), lay.locs, nil, true},
+		{"location 2 parent is itself", locField(2, 5, 3), lay.locs + 2*lay.locBits/8, nil, true},
+		{"location 1 parent after it", locField(1, 5, 3), lay.locs + lay.locBits/8, nil, true},
+		{"block 2 start not above block 1", always(func(b []byte) { copy(b[lay.starts+8:lay.starts+12], b[lay.starts+4:lay.starts+8]) }), lay.starts + 8, nil, false},
+		{"block 1 entries before block 0", always(func(b []byte) { le(b, lay.offs+4, 0) }), lay.offs + 4, nil, false},
+		{"block 0 entries not at 0", always(func(b []byte) { le(b, lay.offs, 1) }), lay.offs, nil, false},
+		{"first entry with an address delta", always(func(b []byte) { b[lay.entries] |= 1 }), lay.entries, nil, true},
+		{"range count", always(func(b []byte) { le(b, 96, uint32(f.NumRanges()+1)) }), 96, nil, true},
+		{"address base overflows", always(func(b []byte) { le(b, 40, 0xffffffff); le(b, 44, 0xffffffff) }), 40, nil, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			b := bytes.Clone(data)
 			if !tt.corrupt(b) {
 				t.Fatalf("the sample's field is too narrow for the corruption")
 			}
-			_, err := symcache.Parse(b)
+			sc, err := symcache.Parse(b)
+			if tt.check {
+				if err != nil {
+					t.Fatalf("Parse = %v, want nil: the content is checked on first use", err)
+				}
+				err = sc.Check()
+			}
 			var fe *symcache.FormatError
 			if !errors.As(err, &fe) {
-				t.Fatalf("Parse = %v, want a FormatError", err)
+				t.Fatalf("Parse or Check = %v, want a FormatError", err)
 			}
 			if fe.Off != tt.off || !errors.Is(err, tt.sentinel) && tt.sentinel != nil || tt.sentinel == nil && fe.Err != nil {
-				t.Errorf("Parse = %v (offset %#x, sentinel %v), want offset %#x, sentinel %v", err, fe.Off, fe.Err, tt.off, tt.sentinel)
+				t.Errorf("Parse or Check = %v (offset %#x, sentinel %v), want offset %#x, sentinel %v", err, fe.Off, fe.Err, tt.off, tt.sentinel)
 			}
 			if !strings.Contains(err.Error(), fmt.Sprintf("at offset %#x", tt.off)) {
 				t.Errorf("error %q does not say the offset %#x", err, tt.off)
 			}
 		})
+	}
+}
+
+// TestCheckOnFirstUse checks what Parse leaves to be checked later: a
+// block whose range entries are corrupt reads as unknown and no other
+// does, lookups from several goroutines find the same, a corrupt record
+// reads as nothing where it is wrong, and Check reports both.
+func TestCheckOnFirstUse(t *testing.T) {
+	_, data := sample()
+	good := mustParse(t, data)
+	lay := layoutOf(data)
+	u32 := func(b []byte, off uint64) uint64 {
+		return uint64(b[off]) | uint64(b[off+1])<<8 | uint64(b[off+2])<<16 | uint64(b[off+3])<<24
+	}
+	base := u32(data, 40) | u32(data, 44)<<32
+	// The block holding the last range, and where its entries are.
+	var badStart, badEntries uint64
+	for b := uint64(0); b < u32(data, 92); b++ {
+		if s := base + u32(data, lay.starts+4*b); s <= 0x5000 {
+			badStart, badEntries = s, lay.entries+u32(data, lay.offs+4*b)
+		}
+	}
+	bad := bytes.Clone(data)
+	bad[badEntries] |= 1 // a block's first entry with an address delta
+
+	addrs := rangeAddrs(good)
+	lookAll := func(f *symcache.File) [][]frame {
+		var out [][]frame
+		for _, a := range addrs {
+			var frames []frame
+			if l, ok := f.Lookup(a); ok {
+				frames = chain(t, l)
+			}
+			out = append(out, frames)
+		}
+		return out
+	}
+	f := mustParse(t, bad)
+	lazy, right := lookAll(f), lookAll(good)
+	for i, a := range addrs {
+		switch {
+		case a >= badStart && a <= base+0xffffffff:
+			if lazy[i] != nil {
+				t.Errorf("Lookup(%#x) in the corrupt block = %v, want unknown", a, lazy[i])
+			}
+		case !slices.Equal(lazy[i], right[i]):
+			t.Errorf("Lookup(%#x) = %v, want %v as in the sound file", a, lazy[i], right[i])
+		}
+	}
+	var unknownAt []uint64
+	for s := range f.Ranges() {
+		if !s.Known {
+			unknownAt = append(unknownAt, s.Start)
+		}
+	}
+	if !slices.Contains(unknownAt, badStart) {
+		t.Errorf("Ranges: unknown ranges at %#x, want one at the corrupt block's start %#x", unknownAt, badStart)
+	}
+	// Goroutines checking blocks at once find what one does.
+	fresh := mustParse(t, bad)
+	done := make(chan [][]frame)
+	for range 4 {
+		go func() { done <- lookAll(fresh) }()
+	}
+	for range 4 {
+		if got := <-done; !slices.EqualFunc(got, lazy, slices.Equal) {
+			t.Errorf("concurrent lookups on a fresh File differ from sequential ones")
+		}
+	}
+	var fe *symcache.FormatError
+	if err := f.Check(); !errors.As(err, &fe) || fe.Off != badEntries {
+		t.Errorf("Check = %v, want a FormatError at the corrupt entry's offset %#x", err, badEntries)
+	}
+	if err := good.Check(); err != nil {
+		t.Errorf("Check of the sound file: %v", err)
+	}
+
+	// A location naming a file beyond the files reads without one.
+	last, _ := good.Lookup(0x5000)
+	bad = bytes.Clone(data)
+	setBits(bad, lay.locs, uint64(last.Index())*lay.locBits+lay.locShift[0], lay.locWidth[0], 1<<lay.locWidth[0]-1)
+	f = mustParse(t, bad)
+	if l, ok := f.Lookup(0x5000); !ok || l.File() != "" || l.Line() != last.Line() || l.FunctionIndex() != last.FunctionIndex() {
+		t.Errorf("Lookup(0x5000) with a corrupt file index: %v; want the location without its file", chain(t, l))
+	}
+	if off := lay.locs + uint64(last.Index())*lay.locBits/8; !errors.As(f.Check(), &fe) || fe.Off != off {
+		t.Errorf("Check = %v, want a FormatError at the location's offset %#x", f.Check(), off)
+	}
+
+	// Parse reads none of the records: with every location and function
+	// corrupt (all ones) it still succeeds, and lookups read within the
+	// file (the checked build panics otherwise) and end.
+	wreck := bytes.Clone(data)
+	for i := lay.funcs; i < lay.starts; i++ {
+		wreck[i] = 0xff
+	}
+	f = mustParse(t, wreck)
+	_, _, nLocs, _ := f.Counts()
+	for _, a := range addrs {
+		if l, ok := f.Lookup(a); ok {
+			if fr := chain(t, l); len(fr) > nLocs {
+				t.Errorf("Lookup(%#x) with every record corrupt: %d frames of %d locations", a, len(fr), nLocs)
+			}
+		}
+	}
+	if err := f.Check(); err == nil {
+		t.Errorf("Check with every record corrupt: no error")
 	}
 }
 

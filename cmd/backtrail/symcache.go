@@ -47,7 +47,9 @@ input's path and the build's duration in seconds.
 		long: `
 Symcache info prints a symcache's identifiers, architecture, language and
 producer (of the object's first compilation unit), the number of files,
-functions, locations and address ranges, and its size.
+functions, locations and address ranges, and its size. It checks all of the
+file first, and fails on a corrupt one; lookups (symbolize --obj, the
+server) check only the parts they read.
 `,
 		flags: func(fs *flag.FlagSet) {
 			fs.Bool("json", false, "print JSON")
@@ -119,7 +121,7 @@ func runSymcacheBuild(ctx context.Context, e *env, fs *flag.FlagSet, args []stri
 	if !asJSON {
 		return nil
 	}
-	sum, err := summarize(out)
+	sum, err := summarize(out, false)
 	if err != nil {
 		return err
 	}
@@ -170,7 +172,7 @@ func runSymcacheInfo(ctx context.Context, e *env, fs *flag.FlagSet, args []strin
 	if len(args) != 1 {
 		return usagef("need one FILE")
 	}
-	v, err := summarize(args[0])
+	v, err := summarize(args[0], true)
 	if err != nil {
 		return err
 	}
@@ -200,14 +202,20 @@ type symcacheSummary struct {
 	Size      int    `json:"size"`
 }
 
-// summarize opens the symcache at path and summarizes it. The strings are
-// copied: a symcache's point into its mapping, which Close unmaps.
-func summarize(path string) (symcacheSummary, error) {
+// summarize opens the symcache at path and summarizes it, after checking
+// all of it when check is set. The strings are copied: a symcache's point
+// into its mapping, which Close unmaps.
+func summarize(path string, check bool) (symcacheSummary, error) {
 	sc, err := symcache.Open(path)
 	if err != nil {
 		return symcacheSummary{}, err
 	}
 	defer sc.Close()
+	if check {
+		if err := sc.Check(); err != nil {
+			return symcacheSummary{}, fmt.Errorf("%s: %w", path, err)
+		}
+	}
 	info := sc.Info()
 	files, funcs, locs, ranges := sc.Counts()
 	id := debugfile.DebugID{UUID: info.DebugID, Age: info.DebugAge}

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"debug/elf"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -104,6 +105,43 @@ func TestSymcacheInfo(t *testing.T) {
 		if text := runBacktrail(t, "", "symcache", "info", out); !strings.Contains(text, "language:   "+tc.language+"\n") {
 			t.Errorf("%s: text output lacks the language:\n%s", fixture.Name(tc.spec), text)
 		}
+	}
+}
+
+// TestSymcacheInfoChecks checks that `symcache info` checks the whole
+// file and fails on a corrupt one, while symbolize, which checks only what
+// it reads, still answers from it.
+func TestSymcacheInfoChecks(t *testing.T) {
+	b := fixture.Build(t, fixture.Spec{Lang: "c", Compiler: "gcc", Opt: 2, DWARF: 5})
+	file := filepath.Join(t.TempDir(), "obj.symcache")
+	runBacktrail(t, "", "symcache", "build", "-o", file, b.Path)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The header's count of ranges (docs/symcache.md §3), one too many.
+	data[96]++
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runCode("symcache", "info", file)
+	if code == 0 || !strings.Contains(errs, "ranges") || !strings.Contains(errs, "offset 0x60") {
+		t.Errorf("symcache info of a corrupt file: exit %d, %q; want a failure naming the range count at offset 0x60", code, errs)
+	}
+	ef, err := elf.Open(b.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ef.Close()
+	syms, _ := ef.Symbols()
+	var main uint64
+	for _, s := range syms {
+		if s.Name == "main" {
+			main = s.Value
+		}
+	}
+	if out := runBacktrail(t, fmt.Sprintf("%#x\n", main+1), "symbolize", "--obj", file); !strings.HasPrefix(out, "main\n") {
+		t.Errorf("symbolize from the file: %q, want main's frame", out)
 	}
 }
 
