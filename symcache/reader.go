@@ -322,18 +322,19 @@ func (f *File) Check() error {
 func (f *File) blockOK(b int) bool { return f.blocksOK[uint(b)/32].Load()>>(uint(b)%32)&1 != 0 }
 
 // checkBlock checks block b's range entries, unless a lookup found them
-// bad before, records the outcome and reports whether they passed. Lookups of several
-// goroutines may check one block at once; they find the same.
+// bad before, records the outcome and reports whether they passed.
+// Lookups of several goroutines may check one block at once; they find
+// the same.
 func (f *File) checkBlock(b int) bool {
-	bit := uint32(1) << (b & 31)
-	if f.blocksBad[b>>5].Load()&bit != 0 {
+	w, bit := uint(b)/32, uint32(1)<<(uint(b)%32)
+	if f.blocksBad[w].Load()&bit != 0 {
 		return false
 	}
 	if _, err := f.checkEntries(b); err != nil {
-		f.blocksBad[b>>5].Or(bit)
+		f.blocksBad[w].Or(bit)
 		return false
 	}
-	f.blocksOK[b>>5].Or(bit)
+	f.blocksOK[w].Or(bit)
 	return true
 }
 
@@ -400,8 +401,10 @@ func (f *File) checkFunc(i uint32) error {
 	if df := f.funcs.get(i, fnDeclFile); df > h.nFiles {
 		return &FormatError{Off: off, Msg: fmt.Sprintf("function %d: file index %d out of range", i, df-1)}
 	}
-	if e := f.funcs.get(i, fnEntry); e != 0 && h.addrBase > ^uint64(0)-uint64(e-1) {
-		return &FormatError{Off: off, Msg: fmt.Sprintf("function %d: entry %#x overflows from address base %#x", i, e-1, h.addrBase)}
+	if e := f.funcs.get(i, fnEntry); e != 0 {
+		if _, ok := f.entry(e); !ok {
+			return &FormatError{Off: off, Msg: fmt.Sprintf("function %d: entry %#x overflows from address base %#x", i, e-1, h.addrBase)}
+		}
 	}
 	return nil
 }
@@ -740,13 +743,16 @@ func (fn Func) Name() string {
 }
 
 // Entry returns the function's start address, if known.
-func (fn Func) Entry() (uint64, bool) {
-	// The field holds the offset plus one: 0, none, wraps around.
-	e := uint64(fn.f.funcs.get(fn.i, fnEntry)) - 1
-	if a := fn.f.h.addrBase + e; e != ^uint64(0) && a >= e {
+func (fn Func) Entry() (uint64, bool) { return fn.f.entry(fn.f.funcs.get(fn.i, fnEntry)) }
+
+// entry returns the address a function record's entry field gives: none
+// for 0, nor for one beyond the address space (in a file Check refuses).
+func (f *File) entry(field uint32) (uint64, bool) {
+	e := uint64(field) - 1 // the offset from the address base; 0 wraps around
+	if a := f.h.addrBase + e; e != ^uint64(0) && a >= e {
 		return a, true
 	}
-	return 0, false // none, or beyond the address space in a file Check refuses
+	return 0, false
 }
 
 // DeclFile returns the file that declares the function, "" when unknown.
