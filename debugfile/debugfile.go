@@ -124,7 +124,7 @@ func Open(path string) (*File, error) {
 		}
 		path = inner
 	}
-	r, err := mmap.Open(path)
+	r, err := mmap.OpenPiecewise(path)
 	if err != nil {
 		return nil, err
 	}

@@ -161,7 +161,7 @@ type File struct {
 
 // Open maps the named file read-only and parses it. Close unmaps it.
 func Open(path string) (*File, error) {
-	r, err := mmap.Open(path)
+	r, err := mmap.OpenPiecewise(path)
 	if err != nil {
 		return nil, err
 	}

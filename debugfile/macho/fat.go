@@ -122,7 +122,7 @@ func NewFatFile(data []byte) (*FatFile, error) {
 // Mach-O file. A thin file is presented as a FatFile with one arch at offset
 // 0, and Magic tells which it was. Close unmaps the file.
 func Open(path string) (*FatFile, error) {
-	r, err := mmap.Open(path)
+	r, err := mmap.OpenPiecewise(path)
 	if err != nil {
 		return nil, err
 	}
