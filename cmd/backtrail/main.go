@@ -11,8 +11,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"sort"
@@ -215,4 +217,30 @@ func setGCPercent(percent int) {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(percent)
 	}
+}
+
+// collectFrom defers garbage collection until the heap first reaches
+// limit bytes, then collects as before, unless the user set GOGC or
+// GOMEMLIMIT. A command that reads tables, answers and exits otherwise
+// spends much of its time collecting a heap that is all live: symbolizing
+// one address from a 1 GB DWARF file took 0.26–0.29 s with the default
+// collector, 0.18–0.19 s with collectFrom(128 MB) (peak RSS 217–230 MB
+// against 243–250 MB; llvm-symbolizer 0.19–0.29 s, 196 MB). Long runs
+// pass limit and then collect as the default would.
+func collectFrom(limit int64) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	percent := debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(limit)
+	// The first collection, as the heap nears the limit, finds this
+	// object unreachable and queues its finalizer.
+	sentinel := new(struct {
+		_ [16]byte
+		_ *byte
+	})
+	runtime.SetFinalizer(sentinel, func(any) {
+		debug.SetGCPercent(percent)
+		debug.SetMemoryLimit(math.MaxInt64)
+	})
 }

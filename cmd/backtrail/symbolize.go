@@ -79,6 +79,7 @@ func runSymbolize(ctx context.Context, e *env, fs *flag.FlagSet, args []string) 
 		fs.Lookup("inlines").Value.String() == "true" && fs.Lookup("i").Value.String() == "true"
 	demangled := fs.Lookup("no-demangle").Value.String() != "true" &&
 		fs.Lookup("demangle").Value.String() == "true" && fs.Lookup("C").Value.String() == "true"
+	collectFrom(128 << 20)
 	opts := symbolize.Options{Arch: str("arch", "default-arch"), Style: demangle.LLVM, Lazy: true}
 	if d := str("debug-file-directory"); d != "" {
 		opts.DebugDirs = []string{d}
