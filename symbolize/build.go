@@ -224,7 +224,7 @@ func buildDWARF(d *dwarf.Data, symbols func() ([]debugfile.Symbol, error), b *sy
 		return cmp.Compare(units[b].End-units[b].Offset, units[a].End-units[a].Offset)
 	})
 	var m tableMaps
-	err := convertUnits(d, order, p, opts, func(t *unitTables) { t.addWith(b, &m) })
+	err := convertUnits(d, order, p, opts, func(_ int, t *unitTables) { t.addWith(b, &m) })
 	<-p.ready // convertUnits waited for it only if there were units
 	if p.err != nil {
 		return p.err
@@ -267,10 +267,10 @@ func byUnit(owned []dwarf.UnitRange) map[int][]dwarf.UnitRange {
 
 // convertUnits converts the units numbered order, each restricted to the
 // addresses p says it owns, on a bounded pool of workers, and calls add
-// with each unit's tables in that order. Units that own no addresses are
+// with each unit's number and tables in that order. Units that own no addresses are
 // left out, and so is a unit that fails to convert; its error is returned
 // when no unit converted.
-func convertUnits(d *dwarf.Data, order []int, p *unitPlan, opts BuildOptions, add func(*unitTables)) error {
+func convertUnits(d *dwarf.Data, order []int, p *unitPlan, opts BuildOptions, add func(int, *unitTables)) error {
 	units := d.Units()
 	workers := opts.Workers
 	if workers <= 0 {
@@ -352,7 +352,7 @@ func convertUnits(d *dwarf.Data, order []int, p *unitPlan, opts BuildOptions, ad
 				firstErr = fmt.Errorf("unit at %#x: %w", units[j.unit].Offset, j.err)
 			}
 		} else if j.owner {
-			add(j.out)
+			add(j.unit, j.out)
 			converted++
 		}
 		releaseShared(d)

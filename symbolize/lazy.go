@@ -44,8 +44,8 @@ func newLazyIndex(d *dwarf.Data, info symcache.Info, cover []symRange, style dem
 		units: make(map[int]*lazyUnit), syms: &lazyUnit{}}, nil
 }
 
-// table returns the table that answers for addr, building it on first use.
-func (x *lazyIndex) table(addr uint64) (*Table, error) {
+// owner returns the unit that owns addr.
+func (x *lazyIndex) owner(addr uint64) (unit int, ok bool) {
 	i, found := slices.BinarySearchFunc(x.owned, addr, func(r dwarf.UnitRange, a uint64) int {
 		switch {
 		case r.Hi <= a:
@@ -56,6 +56,50 @@ func (x *lazyIndex) table(addr uint64) (*Table, error) {
 		return 0
 	})
 	if !found {
+		return 0, false
+	}
+	return x.owned[i].Unit, true
+}
+
+// unit returns the state of unit's table, adding it.
+func (x *lazyIndex) unit(unit int) *lazyUnit {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	u := x.units[unit]
+	if u == nil {
+		u = &lazyUnit{}
+		x.units[unit] = u
+	}
+	return u
+}
+
+// prepare converts the units that own addrs and that no query has asked
+// for yet, in parallel on all cores, as a build of the whole file would:
+// answered one at a time, a batch spread over a big file converted its
+// units one after the other on one core. Those that fail are left to
+// table, which records their error.
+func (x *lazyIndex) prepare(addrs []uint64) {
+	var need []int
+	x.mu.Lock()
+	for _, a := range addrs {
+		if unit, ok := x.owner(a); ok && x.units[unit] == nil && !slices.Contains(need, unit) {
+			need = append(need, unit)
+		}
+	}
+	x.mu.Unlock()
+	if len(need) < 2 {
+		return
+	}
+	convertUnits(x.d, need, x.plan, BuildOptions{}, func(unit int, t *unitTables) {
+		u := x.unit(unit)
+		u.once.Do(func() { u.table, u.err = x.build(t) })
+	})
+}
+
+// table returns the table that answers for addr, building it on first use.
+func (x *lazyIndex) table(addr uint64) (*Table, error) {
+	unit, found := x.owner(addr)
+	if !found {
 		x.syms.once.Do(func() {
 			var t unitTables
 			t.symbolOnly(x.plan.cover, gaps(x.owned))
@@ -63,17 +107,10 @@ func (x *lazyIndex) table(addr uint64) (*Table, error) {
 		})
 		return x.syms.table, x.syms.err
 	}
-	unit := x.owned[i].Unit
-	x.mu.Lock()
-	u := x.units[unit]
-	if u == nil {
-		u = &lazyUnit{}
-		x.units[unit] = u
-	}
-	x.mu.Unlock()
+	u := x.unit(unit)
 	u.once.Do(func() {
 		var buildErr error
-		err := convertUnits(x.d, []int{unit}, x.plan, BuildOptions{Workers: 1}, func(t *unitTables) {
+		err := convertUnits(x.d, []int{unit}, x.plan, BuildOptions{Workers: 1}, func(_ int, t *unitTables) {
 			u.table, buildErr = x.build(t)
 		})
 		u.err = cmp.Or(err, buildErr)

@@ -143,6 +143,7 @@ func (m *Module) FramesBatch(addrs []uint64, out []Frame, ends []int) ([]Frame, 
 		out, ends = m.table.FramesBatch(addrs, out, ends)
 		return out, ends, nil
 	}
+	m.lazy.prepare(addrs)
 	var first error
 	for _, a := range addrs {
 		var err error
