@@ -286,7 +286,7 @@ func (f *File) validateLayout() error {
 // Check validates all of the file's content that Parse leaves to be
 // checked on first use: every range entry, location and function record,
 // and the count of ranges. It returns the first error found. After it
-// succeeds, lookups check nothing more.
+// succeeds, lookups check no block again.
 func (f *File) Check() error {
 	h := &f.h
 	n := uint64(0)
