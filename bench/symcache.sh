@@ -22,9 +22,11 @@
 #   RUNS        runs per build and per lookup batch of up to 100k addresses;
 #               the median by wall time is reported (default 3; bigger
 #               lookup batches run once)
-#   COUNTS      lookup batch sizes for every file (default "10000 100000")
+#   COUNTS      lookup batch sizes for every file (default "1 1000 10000 100000":
+#               from one address, where opening the symcache or the debug file
+#               is most of the cost, to many)
 #   BIG_COUNTS  batch sizes for the file with the most DWARF
-#               (default "10000 100000 1000000")
+#               (default "1 1000 10000 100000 1000000")
 #   BACKTRAIL   a backtrail binary to use instead of building ./cmd/backtrail
 #   REV         build backtrail at this commit (git archive) instead of the
 #               working tree; the working tree falls back to HEAD when it
@@ -35,8 +37,8 @@ root=$PWD
 work=${BENCH_DIR:-/tmp/backtrail-bench}
 threads=${THREADS:-$(nproc)}
 runs=${RUNS:-3}
-read -r -a counts <<<"${COUNTS:-10000 100000}"
-read -r -a big_counts <<<"${BIG_COUNTS:-10000 100000 1000000}"
+read -r -a counts <<<"${COUNTS:-1 1000 10000 100000}"
+read -r -a big_counts <<<"${BIG_COUNTS:-1 1000 10000 100000 1000000}"
 mkdir -p "$work/symcache"
 out=$work/symcache
 
