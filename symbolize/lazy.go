@@ -82,12 +82,13 @@ func (x *lazyIndex) prepare(addrs []uint64) {
 	var need []int
 	x.mu.Lock()
 	for _, a := range addrs {
-		if unit, ok := x.owner(a); ok && x.units[unit] == nil && !slices.Contains(need, unit) {
+		if unit, ok := x.owner(a); ok && x.units[unit] == nil {
 			need = append(need, unit)
 		}
 	}
 	x.mu.Unlock()
-	if len(need) < 2 {
+	slices.Sort(need)
+	if need = slices.Compact(need); len(need) < 2 {
 		return
 	}
 	convertUnits(x.d, need, x.plan, BuildOptions{}, func(unit int, t *unitTables) {

@@ -595,31 +595,34 @@ func (f *File) Ranges() iter.Seq[Span] {
 	return func(yield func(Span) bool) {
 		var s Span
 		have := false
+		// begin ends the span so far at rel, yields it, and begins an
+		// unknown one there; it reports whether to go on.
+		begin := func(rel uint64) bool {
+			if have {
+				s.End = f.h.addrBase + rel
+				if !yield(s) {
+					return false
+				}
+			}
+			s, have = Span{Start: f.h.addrBase + rel}, true
+			return true
+		}
 		for b := range f.starts {
 			if !(f.blockOK(b) || f.checkBlock(b)) {
-				if have {
-					s.End = f.h.addrBase + uint64(f.starts[b])
-					if !yield(s) {
-						return
-					}
+				if !begin(uint64(f.starts[b])) {
+					return
 				}
-				s, have = Span{Start: f.h.addrBase + uint64(f.starts[b])}, true
 				continue
 			}
 			lo, hi := f.blockBytes(b)
 			c := cursor{b: f.entries[lo:hi], entryState: entryState{addr: uint64(f.starts[b])}}
 			for first := true; c.next(first); first = false {
-				if have {
-					s.End = f.h.addrBase + c.addr
-					if !yield(s) {
-						return
-					}
+				if !begin(c.addr) {
+					return
 				}
-				s = Span{Start: f.h.addrBase + c.addr}
 				if s.Known = c.loc != 0; s.Known {
 					s.Loc = newLoc(f, c.loc-1, c.line, c.column, c.discr)
 				}
-				have = true
 			}
 		}
 		if have {
