@@ -1,6 +1,10 @@
 package symbolize_test
 
 import (
+	"debug/elf"
+	"encoding/binary"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -75,4 +79,86 @@ func TestLazyBatch(t *testing.T) {
 			t.Fatalf("%#x: lazy batch %v, lazy one at a time %v, full build %v", a, got[i], single, want[i])
 		}
 	}
+}
+
+// TestLazyBatchBrokenUnit checks the batch path where a unit fails to
+// convert: its line program's version is corrupt. The batch answers what
+// the other units know, names the error, and gives the same frames as
+// answering one address at a time.
+func TestLazyBatchBrokenUnit(t *testing.T) {
+	b := fixture.Build(t, fixture.Spec{Lang: "cxx", Compiler: "clang", Opt: 2, DWARF: 5})
+	data, err := os.ReadFile(b.DWARFPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ef, err := elf.Open(b.DWARFPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := ef.Section(".debug_line")
+	ef.Close()
+	if line == nil {
+		t.Fatal("no .debug_line")
+	}
+	// The second line program starts after the first's unit_length and
+	// length; its version follows its own unit_length.
+	off := line.Offset
+	off += 4 + uint64(binary.LittleEndian.Uint32(data[off:]))
+	binary.LittleEndian.PutUint16(data[off+4:], 99)
+	path := filepath.Join(t.TempDir(), "broken")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	f, err := debugfile.Open(b.DWARFPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	good, err := symbolize.BuildObject(f.Objects[0], f.Objects[0], symbolize.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := symcache.Parse(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var addrs []uint64
+	for s := range sc.Ranges() {
+		addrs = append(addrs, s.Start)
+	}
+
+	open := func() *symbolize.Module {
+		m, err := symbolize.Open(path, symbolize.Options{Lazy: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { m.Close() })
+		return m
+	}
+	frames, ends, batchErr := open().FramesBatch(addrs, nil, nil)
+	if batchErr == nil {
+		t.Fatal("FramesBatch over a unit with a corrupt line program: no error")
+	}
+	one := open()
+	answered, failed := 0, 0
+	for i, a := range addrs {
+		start := 0
+		if i > 0 {
+			start = ends[i-1]
+		}
+		single, err := one.Frames(a, nil)
+		if err != nil {
+			failed++
+		} else if len(single) > 0 {
+			answered++
+		}
+		if !slices.Equal(frames[start:ends[i]], single) {
+			t.Fatalf("%#x: batch %v, one at a time %v (%v)", a, frames[start:ends[i]], single, err)
+		}
+	}
+	if failed == 0 || answered == 0 {
+		t.Errorf("%d addresses answered, %d failed; want both: one unit broken, the others sound", answered, failed)
+	}
+	t.Logf("%d addresses answered, %d in the broken unit; batch error: %v", answered, failed, batchErr)
 }
