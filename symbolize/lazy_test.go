@@ -14,10 +14,10 @@ import (
 	"github.com/backtrail/backtrail/symcache"
 )
 
-// TestLazyBatch checks that a lazy module answers a batch of addresses
-// spread over many units, whose units it converts in parallel first, as
-// it answers them one at a time and as the full build does.
-func TestLazyBatch(t *testing.T) {
+// lazyFixture builds the C++ fixture and returns its debug file and the
+// start of every range its full build knows: addresses spread over all
+// its units.
+func lazyFixture(t *testing.T) (path string, addrs []uint64) {
 	b := fixture.Build(t, fixture.Spec{Lang: "cxx", Compiler: "clang", Opt: 2, DWARF: 5})
 	f, err := debugfile.Open(b.DWARFPath)
 	if err != nil {
@@ -32,44 +32,52 @@ func TestLazyBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var addrs []uint64
 	for s := range sc.Ranges() {
 		addrs = append(addrs, s.Start)
 	}
 	if len(addrs) < 100 {
 		t.Fatalf("only %d ranges", len(addrs))
 	}
+	return b.DWARFPath, addrs
+}
 
-	open := func(lazy bool) *symbolize.Module {
-		m, err := symbolize.Open(b.DWARFPath, symbolize.Options{Lazy: lazy})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { m.Close() })
-		return m
-	}
-	split := func(frames []symbolize.Frame, ends []int) [][]symbolize.Frame {
-		var out [][]symbolize.Frame
-		for i, end := range ends {
-			start := 0
-			if i > 0 {
-				start = ends[i-1]
-			}
-			out = append(out, frames[start:end])
-		}
-		return out
-	}
-	full, ends, err := open(false).FramesBatch(addrs, nil, nil)
+// openModule opens path, lazily or built whole, until the test ends.
+func openModule(t *testing.T, path string, lazy bool) *symbolize.Module {
+	m, err := symbolize.Open(path, symbolize.Options{Lazy: lazy})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := split(full, ends)
-	batched, ends, err := open(true).FramesBatch(addrs, nil, nil)
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
+// perAddress splits FramesBatch's frames into each address's.
+func perAddress(frames []symbolize.Frame, ends []int) [][]symbolize.Frame {
+	var out [][]symbolize.Frame
+	start := 0
+	for _, end := range ends {
+		out = append(out, frames[start:end])
+		start = end
+	}
+	return out
+}
+
+// TestLazyBatch checks that a lazy module answers a batch of addresses
+// spread over many units, whose units it converts in parallel first, as
+// it answers them one at a time and as the full build does.
+func TestLazyBatch(t *testing.T) {
+	path, addrs := lazyFixture(t)
+	full, ends, err := openModule(t, path, false).FramesBatch(addrs, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := split(batched, ends)
-	one := open(true)
+	want := perAddress(full, ends)
+	batched, ends, err := openModule(t, path, true).FramesBatch(addrs, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := perAddress(batched, ends)
+	one := openModule(t, path, true)
 	for i, a := range addrs {
 		single, err := one.Frames(a, nil)
 		if err != nil {
@@ -86,12 +94,12 @@ func TestLazyBatch(t *testing.T) {
 // the other units know, names the error, and gives the same frames as
 // answering one address at a time.
 func TestLazyBatchBrokenUnit(t *testing.T) {
-	b := fixture.Build(t, fixture.Spec{Lang: "cxx", Compiler: "clang", Opt: 2, DWARF: 5})
-	data, err := os.ReadFile(b.DWARFPath)
+	good, addrs := lazyFixture(t)
+	data, err := os.ReadFile(good)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ef, err := elf.Open(b.DWARFPath)
+	ef, err := elf.Open(good)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,51 +118,22 @@ func TestLazyBatchBrokenUnit(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	f, err := debugfile.Open(b.DWARFPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	good, err := symbolize.BuildObject(f.Objects[0], f.Objects[0], symbolize.BuildOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := symcache.Parse(good)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var addrs []uint64
-	for s := range sc.Ranges() {
-		addrs = append(addrs, s.Start)
-	}
-
-	open := func() *symbolize.Module {
-		m, err := symbolize.Open(path, symbolize.Options{Lazy: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { m.Close() })
-		return m
-	}
-	frames, ends, batchErr := open().FramesBatch(addrs, nil, nil)
+	frames, ends, batchErr := openModule(t, path, true).FramesBatch(addrs, nil, nil)
 	if batchErr == nil {
 		t.Fatal("FramesBatch over a unit with a corrupt line program: no error")
 	}
-	one := open()
+	got := perAddress(frames, ends)
+	one := openModule(t, path, true)
 	answered, failed := 0, 0
 	for i, a := range addrs {
-		start := 0
-		if i > 0 {
-			start = ends[i-1]
-		}
 		single, err := one.Frames(a, nil)
 		if err != nil {
 			failed++
 		} else if len(single) > 0 {
 			answered++
 		}
-		if !slices.Equal(frames[start:ends[i]], single) {
-			t.Fatalf("%#x: batch %v, one at a time %v (%v)", a, frames[start:ends[i]], single, err)
+		if !slices.Equal(got[i], single) {
+			t.Fatalf("%#x: batch %v, one at a time %v (%v)", a, got[i], single, err)
 		}
 	}
 	if failed == 0 || answered == 0 {
