@@ -253,10 +253,11 @@ func unzstd(dst, src []byte) error {
 }
 
 // HasCompressedSections reports whether any section with bytes in the file
-// has SHF_COMPRESSED: the sections WriteDecompressed inflates.
+// has SHF_COMPRESSED: the sections WriteDecompressed inflates. Section 0 is
+// reserved and never counts, whatever its header holds.
 func (f *File) HasCompressedSections() bool {
 	for _, s := range f.Sections {
-		if s.Flags&SHF_COMPRESSED != 0 && s.Type != SHT_NOBITS && s.Type != SHT_NULL {
+		if s.Flags&SHF_COMPRESSED != 0 && s.Type != SHT_NOBITS && s.Type != SHT_NULL && s.Index != 0 {
 			return true
 		}
 	}

@@ -248,3 +248,30 @@ func checkPrefix(t *testing.T, data []byte) {
 	}
 	exercise(t, data, f)
 }
+
+// TestReservedSectionCompressed gives section 0, which is reserved, a type
+// and SHF_COMPRESSED, as the fuzzer once did. It has no bytes to inflate:
+// HasCompressedSections ignores it, and WriteDecompressed copies its header
+// as it is while inflating the real compressed sections.
+func TestReservedSectionCompressed(t *testing.T) {
+	data, lay := sampleFile(elf.ELFCLASS64, false).buildLayout()
+	binary.LittleEndian.PutUint32(data[lay.shoff+4:], uint32(elf.SHT_PROGBITS))
+	binary.LittleEndian.PutUint64(data[lay.shoff+8:], uint64(elf.SHF_COMPRESSED))
+	f := newFile(t, data)
+	if !f.HasCompressedSections() {
+		t.Fatal("HasCompressedSections() = false; the sample's debug sections are compressed")
+	}
+	var copied cappedBuffer
+	copied.max = 1 << 20
+	if err := f.WriteDecompressed(&copied); err != nil {
+		t.Fatal(err)
+	}
+	g := newFile(t, copied.Bytes())
+	if g.HasCompressedSections() {
+		t.Error("the copy still has compressed sections")
+	}
+	if s := g.Sections[0]; s.Type != elf.SHT_PROGBITS || s.Flags != elf.SHF_COMPRESSED {
+		t.Errorf("the copy's section 0 has type %v and flags %v, want the original's", s.Type, s.Flags)
+	}
+	exercise(t, data, f)
+}
