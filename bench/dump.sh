@@ -178,7 +178,12 @@ for c in "${configs[@]}"; do
     read -r base_dm base_dp base_hm base_hp <<< "$(direct base)"
     summary bt; first_s=$cold_s
   else
+    # The first run fills the cache (cold) and is not one of the runs.
+    reset cold
+    once cold "$work/backtrail" dump --stats "$pid"
+    summary cold; cold_s=$first_s
     measure bt "$runs" "$work/backtrail" dump --stats "$pid"
+    first_s=$cold_s
   fi
   bt_t=$time_s bt_c=$cpu_s bt_p=$pause_us bt_rtp=$rt_us bt_f=$frames bt_cold=$first_s
   IFS='|' read -r bt_rt bt_n bt_a <<< "$(hbcells bt)"
