@@ -164,28 +164,24 @@ for c in "${configs[@]}"; do
   for _ in 1 2; do sleep 1; hb >> "$work/none.hb"; done
   IFS='|' read -r none_rt none_n none_a <<< "$(hbcells none)"
   rm -rf "$XDG_CACHE_HOME"
+  # The first run fills the cache (cold) and is not one of the timed runs.
+  reset cold
+  once cold "$work/backtrail" dump --stats "$pid"
+  summary cold; cold_s=$first_s
   if [ -n "$base_bin" ]; then
-    # This tree and BASE take turns, run by run, on the same target,
-    # after a first run of this tree that fills the cache (cold).
-    reset cold bt base
-    once cold "$work/backtrail" dump --stats "$pid"
-    summary cold; cold_s=$first_s
+    # This tree and BASE take turns, run by run, on the same target.
+    reset bt base
     for ((i = 0; i < runs; i++)); do
       once bt "$work/backtrail" dump --stats "$pid"
       once base "$base_bin" dump --stats "$pid"
     done
-    summary base; base_t=$time_s base_c=$cpu_s base_p=$pause_us base_rt=$rt_us base_cold=$first_s
+    summary base; base_t=$time_s base_c=$cpu_s base_p=$pause_us base_rt=$rt_us
     read -r base_dm base_dp base_hm base_hp <<< "$(direct base)"
-    summary bt; first_s=$cold_s
+    summary bt
   else
-    # The first run fills the cache (cold) and is not one of the runs.
-    reset cold
-    once cold "$work/backtrail" dump --stats "$pid"
-    summary cold; cold_s=$first_s
     measure bt "$runs" "$work/backtrail" dump --stats "$pid"
-    first_s=$cold_s
   fi
-  bt_t=$time_s bt_c=$cpu_s bt_p=$pause_us bt_rtp=$rt_us bt_f=$frames bt_cold=$first_s
+  bt_t=$time_s bt_c=$cpu_s bt_p=$pause_us bt_rtp=$rt_us bt_f=$frames bt_cold=$cold_s
   IFS='|' read -r bt_rt bt_n bt_a <<< "$(hbcells bt)"
   read -r bt_dm bt_dp bt_hm bt_hp <<< "$(direct bt)"
   measure btf "$runs" "$work/backtrail" dump --stats --freeze "$pid"; btf_t=$time_s

@@ -129,7 +129,7 @@ func (f *File) Features() Features {
 
 // hasContents reports whether s has bytes in the file.
 func hasContents(s *Section) bool {
-	return s.Type != SHT_NOBITS && s.Type != SHT_NULL && s.Size > 0
+	return s.inFile() && s.Size > 0
 }
 
 // hasPclntabSymbol reports whether the symbol table defines runtime.pclntab
@@ -146,7 +146,7 @@ func (f *File) hasPclntabSymbol() bool {
 		if s.Name != "runtime.pclntab" && !strings.HasPrefix(s.Name, "go:func.") {
 			continue
 		}
-		if int(s.Section) < len(f.Sections) && s.Section != SHN_UNDEF && hasContents(f.Sections[s.Section]) {
+		if int(s.Section) < len(f.Sections) && hasContents(f.Sections[s.Section]) {
 			return true
 		}
 	}

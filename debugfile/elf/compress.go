@@ -42,7 +42,7 @@ type Compression struct {
 // ".zdebug" section without the "ZLIB" magic is taken as uncompressed, as
 // binutils does.
 func (s *Section) Compression() (*Compression, error) {
-	if s.Type == SHT_NOBITS || s.Type == SHT_NULL {
+	if !s.inFile() {
 		return nil, nil
 	}
 	if s.Flags&SHF_COMPRESSED != 0 {
@@ -82,8 +82,8 @@ func (s *Section) Compression() (*Compression, error) {
 }
 
 // SectionData returns the contents of s: its raw bytes, or for a compressed
-// section the decompressed bytes. It returns nil for SHT_NOBITS and SHT_NULL
-// sections.
+// section the decompressed bytes. It returns nil for sections without
+// bytes in the file: SHT_NOBITS, SHT_NULL and the reserved section 0.
 //
 // A compressed section is decompressed once, on first request, into a
 // mapping of an unlinked temporary file that Close frees; later calls
@@ -253,11 +253,10 @@ func unzstd(dst, src []byte) error {
 }
 
 // HasCompressedSections reports whether any section with bytes in the file
-// has SHF_COMPRESSED: the sections WriteDecompressed inflates. Section 0 is
-// reserved and never counts, whatever its header holds.
+// has SHF_COMPRESSED: the sections WriteDecompressed inflates.
 func (f *File) HasCompressedSections() bool {
 	for _, s := range f.Sections {
-		if s.Flags&SHF_COMPRESSED != 0 && s.Type != SHT_NOBITS && s.Type != SHT_NULL && s.Index != 0 {
+		if s.Flags&SHF_COMPRESSED != 0 && s.inFile() {
 			return true
 		}
 	}
@@ -296,7 +295,7 @@ func (f *File) WriteDecompressed(w io.Writer) error {
 		prefix = max(prefix, p.hdrOff+uint64(lay.phdrSize))
 	}
 	for _, s := range f.Sections {
-		if s.Flags&SHF_ALLOC != 0 && s.Type != SHT_NOBITS {
+		if s.Flags&SHF_ALLOC != 0 && s.inFile() {
 			if s.Flags&SHF_COMPRESSED != 0 {
 				return &FormatError{Off: s.hdrOff, Msg: fmt.Sprintf("section %d (%q): SHF_COMPRESSED with SHF_ALLOC", s.Index, s.Name)}
 			}
@@ -317,7 +316,7 @@ func (f *File) WriteDecompressed(w io.Writer) error {
 	pos := prefix
 	for i, s := range f.Sections {
 		p := placed{off: s.Offset, size: s.Size, align: s.Addralign, flags: s.Flags}
-		if s.Type != SHT_NULL && s.Type != SHT_NOBITS && s.Flags&SHF_ALLOC == 0 && i > 0 {
+		if s.inFile() && s.Flags&SHF_ALLOC == 0 {
 			if s.Flags&SHF_COMPRESSED != 0 {
 				c, err := s.Compression()
 				if err != nil {
@@ -357,7 +356,7 @@ func (f *File) WriteDecompressed(w io.Writer) error {
 	}
 	for i, s := range f.Sections {
 		p := out[i]
-		if p.off < prefix || s.Type == SHT_NOBITS || s.Type == SHT_NULL || i == 0 {
+		if p.off < prefix || !s.inFile() {
 			continue // no bytes in the file, or in the prefix already
 		}
 		data, err := f.SectionData(s)

@@ -250,14 +250,23 @@ func checkPrefix(t *testing.T, data []byte) {
 }
 
 // TestReservedSectionCompressed gives section 0, which is reserved, a type
-// and SHF_COMPRESSED, as the fuzzer once did. It has no bytes to inflate:
+// and SHF_COMPRESSED, as the fuzzer once did. It has no bytes in the file
+// whatever its header says: Data and SectionData return none,
 // HasCompressedSections ignores it, and WriteDecompressed copies its header
 // as it is while inflating the real compressed sections.
 func TestReservedSectionCompressed(t *testing.T) {
 	data, lay := sampleFile(elf.ELFCLASS64, false).buildLayout()
 	binary.LittleEndian.PutUint32(data[lay.shoff+4:], uint32(elf.SHT_PROGBITS))
 	binary.LittleEndian.PutUint64(data[lay.shoff+8:], uint64(elf.SHF_COMPRESSED))
+	binary.LittleEndian.PutUint64(data[lay.shoff+32:], 64) // sh_size
 	f := newFile(t, data)
+	s0 := f.Sections[0]
+	if b, err := s0.Data(); b != nil || err != nil {
+		t.Errorf("section 0: Data() = %d bytes, %v; want none", len(b), err)
+	}
+	if b, err := f.SectionData(s0); b != nil || err != nil {
+		t.Errorf("section 0: SectionData = %d bytes, %v; want none", len(b), err)
+	}
 	if !f.HasCompressedSections() {
 		t.Fatal("HasCompressedSections() = false; the sample's debug sections are compressed")
 	}

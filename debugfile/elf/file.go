@@ -128,13 +128,20 @@ type Section struct {
 }
 
 // Data returns the section's raw bytes in the file without copying: still
-// compressed for a compressed section, nil for SHT_NOBITS and SHT_NULL.
-// Use File.SectionData for the contents.
+// compressed for a compressed section, nil for a section without bytes in
+// the file (see inFile). Use File.SectionData for the contents.
 func (s *Section) Data() ([]byte, error) {
-	if s.Type == SHT_NOBITS || s.Type == SHT_NULL {
+	if !s.inFile() {
 		return nil, nil
 	}
 	return s.f.slice(s.Offset, s.Size, s.hdrOff, fmt.Sprintf("section %d (%q): sh_offset+sh_size", s.Index, s.Name))
+}
+
+// inFile reports whether s may have bytes in the file: not SHT_NOBITS or
+// SHT_NULL, and not section 0, which the gABI reserves whatever its header
+// holds (with extended numbering its fields hold counts, not a section).
+func (s *Section) inFile() bool {
+	return s.Index != 0 && s.Type != SHT_NOBITS && s.Type != SHT_NULL
 }
 
 // File is an ELF file parsed from memory. Raw section and segment data are
