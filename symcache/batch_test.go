@@ -8,8 +8,8 @@ import (
 )
 
 // checkBatch checks that LookupBatch answers every address of addrs with
-// the frames Lookup and a walk of the parents give, in batches of every
-// size from 1 to a few groups.
+// the frames Lookup and a walk of the parents give, in batches of sizes
+// from 1 to a few chunks, prefetching (as for a big symcache) or not.
 func checkBatch(t *testing.T, sc *symcache.File, addrs []uint64) {
 	t.Helper()
 	var want [][]symcache.Loc
@@ -21,10 +21,14 @@ func checkBatch(t *testing.T, sc *symcache.File, addrs []uint64) {
 		want = append(want, frames)
 	}
 	var b symcache.Batch
-	for _, size := range []int{1, 3, 16, 17, 40, len(addrs)} {
+	for _, size := range []int{1, 3, 16, 17, 40, 300, len(addrs)} {
 		for lo := 0; lo < len(addrs); lo += size {
 			hi := min(lo+size, len(addrs))
-			sc.LookupBatch(&b, addrs[lo:hi])
+			if size%2 == 0 {
+				sc.LookupBatchPrefetching(&b, addrs[lo:hi])
+			} else {
+				sc.LookupBatch(&b, addrs[lo:hi])
+			}
 			if len(b.Ends) != hi-lo {
 				t.Fatalf("batch of %d addresses: %d ends", hi-lo, len(b.Ends))
 			}

@@ -93,6 +93,12 @@ func (t *table) get(i uint32, k int) uint32 {
 	return uint32(load8(t.data, bit>>3) >> (bit & 7) & t.mask[k])
 }
 
+// at returns the address of the byte that holds field k of record i, for
+// prefetch: unlike get, it reads nothing, and i may be past the table.
+func (t *table) at(i uint32, k int) uintptr {
+	return byteAt(t.data, (uint64(i)*t.bits+uint64(t.shift[k]))>>3)
+}
+
 // load8 returns the little-endian number in the 8 bytes of b at off, for
 // the records of packed tables and the files, where the bytes are known to
 // be inside b: Parse checks the tables' bounds, a block's check its
@@ -476,15 +482,24 @@ func (f *File) Lookup(addr uint64) (Loc, bool) {
 // blocks below lo start below addr's bucket, blocks from hi on start after
 // it. lo > hi when addr is outside the file's address span.
 func (f *File) bucket(addr uint64) (lo, hi int32) {
-	if len(f.starts) == 0 || addr < f.h.addrBase || addr-f.h.addrBase > uint64(None) {
+	k, ok := f.bucketOf(addr)
+	if !ok {
 		return 1, 0
 	}
-	k := min((addr-f.h.addrBase)>>f.shift, uint64(len(f.buckets)-1))
 	lo, hi = int32(f.buckets[k]), int32(len(f.starts))
 	if k+1 < uint64(len(f.buckets)) {
 		hi = int32(f.buckets[k+1])
 	}
 	return lo, hi
+}
+
+// bucketOf returns the index in f.buckets of addr's bucket; ok is false
+// when addr is outside the file's address span.
+func (f *File) bucketOf(addr uint64) (k uint64, ok bool) {
+	if len(f.starts) == 0 || addr < f.h.addrBase || addr-f.h.addrBase > uint64(None) {
+		return 0, false
+	}
+	return min((addr-f.h.addrBase)>>f.shift, uint64(len(f.buckets)-1)), true
 }
 
 // searchBlock returns the last block whose start is <= rel, searching
