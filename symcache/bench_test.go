@@ -1,6 +1,7 @@
 package symcache_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -138,4 +139,41 @@ func reportLookups(b *testing.B, cpu0 time.Duration, n, sum int) {
 		b.Fatal("found nothing")
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "lookups/s")
+}
+
+// BenchmarkRandomLines measures what bounds random lookups on a big
+// symcache: the machine's cost of reading one byte of a random cache line
+// of a buffer the size of the BACKTRAIL_BENCH_OBJ symcache (264 MB without
+// one), alone (lanes=1: each read's address depends on the one before) and
+// with 2–32 such chains interleaved, whose reads can be in flight together.
+// ns/op is per line read.
+func BenchmarkRandomLines(b *testing.B) {
+	size := 264 << 20
+	if path := os.Getenv("BACKTRAIL_BENCH_OBJ"); path != "" {
+		if st, err := os.Stat(path); err == nil {
+			size = int(st.Size())
+		}
+	}
+	buf := make([]byte, size)
+	for i := range buf {
+		buf[i] = byte(i * 7)
+	}
+	for _, lanes := range []int{1, 2, 4, 8, 16, 32} {
+		b.Run(fmt.Sprintf("lanes=%d", lanes), func(b *testing.B) {
+			x := make([]uint64, lanes)
+			for j := range x {
+				x[j] = rand.Uint64()
+			}
+			n := uint64(len(buf))
+			for i := 0; i < b.N; i += lanes {
+				for j, v := range x {
+					v = v*6364136223846793005 + 1442695040888963407
+					x[j] = v + uint64(buf[(v>>16)%n])
+				}
+			}
+			if x[0] == 0 {
+				b.Log(x[0]) // keeps the reads
+			}
+		})
+	}
 }
