@@ -66,9 +66,8 @@ const chainDepth = 16
 // parents of each would, and stores the frames in b. It allocates nothing
 // when b was used before and its slices have room. It is faster than
 // Lookup per address when the symcache is much bigger than the
-// processor's caches, and the records of the frames' locations, functions
-// and function names are in the cache for the caller's File, Function and
-// Name calls that follow.
+// processor's caches; there it also prefetches the frames' function
+// records and names for the caller's Function and Name calls that follow.
 func (f *File) LookupBatch(b *Batch, addrs []uint64) { f.lookupBatch(b, addrs, f.scattered) }
 
 // lookupBatch is LookupBatch, prefetching for the chunks of addresses for
