@@ -87,8 +87,9 @@ func (f *File) lookupBatch(b *Batch, addrs []uint64, pf func(chunk []uint64) boo
 // scattered reports whether the records of addrs are likely spread over
 // more of f than the processor's caches hold, judging by the share of f's
 // address span the addresses cover. Then prefetching pays; else its calls
-// cost more than they save: a quarter more time per address on addresses
-// in order in a 264 MB symcache, or random ones in a small symcache.
+// cost more than they save: a quarter to a third more time per address
+// for addresses in order in a 264 MB symcache, or for random ones in a
+// small symcache.
 func (f *File) scattered(addrs []uint64) bool {
 	if len(f.data) < prefetchSize || len(f.starts) == 0 {
 		return false
@@ -102,7 +103,7 @@ func (f *File) scattered(addrs []uint64) bool {
 }
 
 // lookupChunk looks up at most batchChunk addresses. Each step is a loop
-// from -ahead: with pf, pass i prefetches what the step will read for
+// from -ahead: with pf, iteration i prefetches what the step will read for
 // address i+ahead, which the steps before have made known, and from 0 it
 // does the step for address i.
 func (f *File) lookupChunk(b *Batch, addrs []uint64, pf bool) {
