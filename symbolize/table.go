@@ -60,8 +60,8 @@ func (t *Table) Frames(addr uint64, out []Frame) []Frame {
 // FramesBatch appends the frames of every address of addrs to out, as
 // Frames does for each in turn, and appends to ends where each address's
 // frames end in out. On a symcache much bigger than the processor's caches
-// its lookups are 2–3× faster than one at a time (symcache.File.LookupBatch,
-// BenchmarkLookup on 51–264 MB caches); making the Frames, names included,
+// its lookups are about 3× faster than one at a time (symcache.File.LookupBatch,
+// BenchmarkLookup on 125–264 MB caches); making the Frames, names included,
 // costs the same either way.
 func (t *Table) FramesBatch(addrs []uint64, out []Frame, ends []int) ([]Frame, []int) {
 	b := batches.Get().(*symcache.Batch)

@@ -46,10 +46,9 @@ type Batch struct {
 
 // chunkState is what one address of a chunk carries from step to step.
 type chunkState struct {
-	lo, hi   [batchChunk]int32  // blocks to search; lo > hi: not in any block
-	blk      [batchChunk]int32  // the block of the address, -1: none
-	elo, ehi [batchChunk]uint32 // where the block's entries are
-	leaf     [batchChunk]Loc    // the innermost frame; the zero Loc: none
+	lo, hi [batchChunk]int32 // blocks to search; lo > hi: not in any block
+	blk    [batchChunk]int32 // the block of the address, -1: none
+	leaf   [batchChunk]Loc   // the innermost frame; the zero Loc: none
 
 	chain   [batchChunk][chainDepth]uint32 // location indexes, innermost first
 	depth   [batchChunk]uint8              // of chain
@@ -129,20 +128,18 @@ func (f *File) lookupChunk(b *Batch, addrs []uint64, pf bool) {
 			}
 		}
 	}
-	for i := -ahead; i < n; i++ {
-		if j := i + ahead; pf && j < n && s.blk[j] >= 0 {
+	// The block's offset, then its entries: the offsets are prefetched
+	// twice as far ahead, to be in the cache when their entries are.
+	for i := -2 * ahead; i < n; i++ {
+		if j := i + 2*ahead; pf && j < n && s.blk[j] >= 0 {
 			prefetch(wordAt(f.offs, uint64(s.blk[j])))
 		}
-		if i >= 0 && s.blk[i] >= 0 {
-			s.elo[i], s.ehi[i] = f.blockBytes(int(s.blk[i]))
-		}
-	}
-	for i := -ahead; i < n; i++ {
-		if j := i + ahead; pf && j < n && s.blk[j] >= 0 {
-			lo, hi := byteAt(f.entries, uint64(s.elo[j])), byteAt(f.entries, uint64(s.ehi[j])-1)
-			prefetch(lo)
-			if hi/64 != lo/64 {
-				prefetch(hi)
+		if j := i + ahead; pf && j >= 0 && j < n && s.blk[j] >= 0 {
+			lo, hi := f.blockBytes(int(s.blk[j]))
+			lo0, hi1 := byteAt(f.entries, uint64(lo)), byteAt(f.entries, uint64(hi)-1)
+			prefetch(lo0)
+			if hi1/64 != lo0/64 {
+				prefetch(hi1)
 			}
 		}
 		if i < 0 {
@@ -209,13 +206,13 @@ func (f *File) lookupChunk(b *Batch, addrs []uint64, pf bool) {
 	frames := b.Frames[first:]
 	for i := -ahead; i < len(frames); i++ {
 		if j := i + ahead; j < len(frames) {
-			if fn := f.locs.get(frames[j].i, locFunction); fn-1 < f.h.nFuncs {
-				prefetch(f.funcs.at(fn-1, fnName))
+			if fn, ok := frames[j].Function(); ok {
+				prefetch(f.funcs.at(fn.i, fnName))
 			}
 		}
 		if i >= 0 {
-			if fn := f.locs.get(frames[i].i, locFunction); fn-1 < f.h.nFuncs {
-				prefetch(byteAt(f.strs, uint64(f.funcs.get(fn-1, fnName))))
+			if fn, ok := frames[i].Function(); ok {
+				prefetch(byteAt(f.strs, uint64(f.funcs.get(fn.i, fnName))))
 			}
 		}
 	}
