@@ -5,11 +5,15 @@ package dump_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/backtrail/backtrail/dump"
 )
@@ -18,29 +22,35 @@ import (
 // depth 10 and 100 plus a heartbeat thread, in both modes, and reports
 // each thread's pause as the dump measured it (from PTRACE_SEIZE to
 // PTRACE_DETACH: p50, p99, max) and the heartbeat thread's worst gap as
-// the target saw it. bench/dump.sh compares with eu-stack and gdb.
+// the target saw it. Beside them, "floor" stops and releases the same
+// threads one at a time and does nothing else: no reading of memory, no
+// unwinding, no symbols. It is what the kernel alone costs a dump that
+// pauses one thread at a time, the part no dumper of that kind can save
+// (bench/dump.md). bench/dump.sh compares with eu-stack and gdb.
 //
 //	go test -run '^$' -bench Dump -benchtime 5x ./dump
 func BenchmarkDump(b *testing.B) {
 	exe := buildTarget(&testing.T{}, variants[1])
 	for _, c := range []struct{ threads, depth int }{{1000, 10}, {1000, 100}} {
-		for _, freeze := range []bool{false, true} {
-			name := fmt.Sprintf("threads=%d/depth=%d/freeze=%v", c.threads, c.depth, freeze)
-			b.Run(name, func(b *testing.B) {
-				t := &testing.T{}
-				tg := start(t, exe, "-t", strconv.Itoa(c.threads), "-d", strconv.Itoa(c.depth), "-H", "200")
-				defer func() {
-					tg.in.Close()
-					tg.cmd.Process.Kill()
-					tg.cmd.Wait()
-				}()
-				time.Sleep(200 * time.Millisecond)
+		t := &testing.T{}
+		tg := start(t, exe, "-t", strconv.Itoa(c.threads), "-d", strconv.Itoa(c.depth), "-H", "200")
+		time.Sleep(200 * time.Millisecond)
+		for _, mode := range []string{"default", "freeze", "floor"} {
+			b.Run(fmt.Sprintf("threads=%d/depth=%d/%s", c.threads, c.depth, mode), func(b *testing.B) {
 				tg.ask("hb")
 				var pauses []time.Duration
 				frames := 0
 				b.ReportAllocs()
+				if mode == "floor" {
+					runtime.LockOSThread() // the thread that seizes is the tracer
+					defer runtime.UnlockOSThread()
+				}
 				for b.Loop() {
-					d, err := dump.Dump(context.Background(), tg.pid, dump.Options{Freeze: freeze})
+					if mode == "floor" {
+						pauses = append(pauses, stopRelease(b, tg.pid)...)
+						continue
+					}
+					d, err := dump.Dump(context.Background(), tg.pid, dump.Options{Freeze: mode == "freeze"})
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -63,5 +73,49 @@ func BenchmarkDump(b *testing.B) {
 				b.ReportMetric(float64(frames)/float64(b.N), "frames/op")
 			})
 		}
+		tg.in.Close()
+		tg.cmd.Process.Kill()
+		tg.cmd.Wait()
 	}
+}
+
+// stopRelease seizes, interrupts, waits for, reads the registers of and
+// detaches each thread of pid in turn, and returns each one's pause. The
+// calling goroutine must be locked to its thread.
+func stopRelease(b *testing.B, pid int) []time.Duration {
+	ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	pauses := make([]time.Duration, 0, len(ents))
+	for _, e := range ents {
+		tid, _ := strconv.Atoi(e.Name())
+		t0 := time.Now()
+		if err := unix.PtraceSeize(tid); err != nil {
+			b.Fatalf("seize %d: %v", tid, err)
+		}
+		if err := unix.PtraceInterrupt(tid); err != nil {
+			b.Fatalf("interrupt %d: %v", tid, err)
+		}
+		var ws unix.WaitStatus
+		for {
+			if _, err := unix.Wait4(tid, &ws, unix.WALL, nil); err != unix.EINTR {
+				if err != nil {
+					b.Fatalf("wait %d: %v", tid, err)
+				}
+				break
+			}
+		}
+		var regs unix.PtraceRegs
+		if err := unix.PtraceGetRegs(tid, &regs); err != nil {
+			b.Fatalf("registers of %d: %v", tid, err)
+		}
+		// The target's threads only sleep or wake from sleeps: a stop is
+		// the interrupt's, never a signal to pass on.
+		if err := unix.PtraceDetach(tid); err != nil {
+			b.Fatalf("detach %d: %v", tid, err)
+		}
+		pauses = append(pauses, time.Since(t0))
+	}
+	return pauses
 }
