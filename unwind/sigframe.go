@@ -30,7 +30,7 @@ const arm64SigRegs = 128 + 176 + 8
 
 // sigreturn recognizes a signal trampoline at cur's PC and returns the
 // interrupted registers.
-func sigreturn(cur *Regs, mem Memory, big bool) (Regs, bool) {
+func sigreturn(cur *Regs, w *words) (Regs, bool) {
 	arch := cur.Arch
 	pc, sp := cur.PC(), cur.SP()
 	var pat []byte
@@ -43,14 +43,14 @@ func sigreturn(cur *Regs, mem Memory, big bool) (Regs, bool) {
 		return Regs{}, false
 	}
 	code := make([]byte, len(pat))
-	if n, _ := mem.ReadAt(code, pc); n < len(code) || !bytes.Equal(code, pat) {
+	if n, _ := w.mem.ReadAt(code, pc); n < len(code) || !bytes.Equal(code, pat) {
 		return Regs{}, false
 	}
 	next := NewRegs(arch)
 	switch arch {
 	case AMD64:
 		for reg, off := range amd64SigOffsets {
-			v, err := readWord(mem, sp+off, big)
+			v, err := w.read(sp + off)
 			if err != nil {
 				return Regs{}, false
 			}
@@ -58,7 +58,7 @@ func sigreturn(cur *Regs, mem Memory, big bool) (Regs, bool) {
 		}
 	case ARM64:
 		for i := 0; i <= 32; i++ { // x0–x30, sp, pc
-			v, err := readWord(mem, sp+arm64SigRegs+uint64(i)*8, big)
+			v, err := w.read(sp + arm64SigRegs + uint64(i)*8)
 			if err != nil {
 				return Regs{}, false
 			}

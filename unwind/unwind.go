@@ -84,6 +84,7 @@ func Unwind(regs Regs, mem Memory, space *Space, opts Options) Stack {
 	}
 	arch := regs.Arch
 	var st Stack
+	w := &words{mem: mem, big: opts.BigEndian}
 	cur := regs
 	exact := true
 	method := MethodContext
@@ -100,7 +101,7 @@ func Unwind(regs Regs, mem Memory, space *Space, opts Options) Stack {
 			return st
 		}
 		fr := Frame{PC: pc, SP: cur.SP(), Exact: exact, Method: method}
-		next, how, signal, err := step(&cur, exact, mem, space, opts)
+		next, how, signal, err := step(&cur, exact, w, space, opts)
 		fr.Signal = signal
 		st.Frames = append(st.Frames, fr)
 		if errors.Is(err, errEnd) {
@@ -127,7 +128,7 @@ func Unwind(regs Regs, mem Memory, space *Space, opts Options) Stack {
 
 // step computes the caller's registers. signal says the frame at cur is a
 // signal trampoline, so the caller's PC is exact.
-func step(cur *Regs, exact bool, mem Memory, space *Space, opts Options) (next Regs, how Method, signal bool, err error) {
+func step(cur *Regs, exact bool, w *words, space *Space, opts Options) (next Regs, how Method, signal bool, err error) {
 	pc := cur.PC()
 	lookup := pc
 	if !exact && lookup > 0 {
@@ -137,7 +138,7 @@ func step(cur *Regs, exact bool, mem Memory, space *Space, opts Options) (next R
 	if m := space.Find(lookup); m != nil && m.Module != nil {
 		row, err := m.Module.Row(lookup - m.Bias)
 		if err == nil {
-			next, err = applyRow(row, cur, mem, opts.BigEndian)
+			next, err = applyRow(row, cur, w)
 			if err == nil || errors.Is(err, errEnd) {
 				return next, MethodCFI, row.Signal, err
 			}
@@ -146,7 +147,7 @@ func step(cur *Regs, exact bool, mem Memory, space *Space, opts Options) (next R
 			cfiErr = err
 		}
 	}
-	if next, ok := sigreturn(cur, mem, opts.BigEndian); ok {
+	if next, ok := sigreturn(cur, w); ok {
 		return next, MethodSignal, true, nil
 	}
 	if opts.NoFramePointers {
@@ -155,7 +156,7 @@ func step(cur *Regs, exact bool, mem Memory, space *Space, opts Options) (next R
 		}
 		return next, 0, false, fmt.Errorf("no unwind information for pc %#x", pc)
 	}
-	next, err = framePointer(cur, mem, opts)
+	next, err = framePointer(cur, w, opts)
 	if err != nil {
 		if cfiErr != nil {
 			err = fmt.Errorf("%v; frame pointer: %v", cfiErr, err)
@@ -166,11 +167,11 @@ func step(cur *Regs, exact bool, mem Memory, space *Space, opts Options) (next R
 }
 
 // applyRow computes the caller's registers from row.
-func applyRow(row *cfi.Row, cur *Regs, mem Memory, big bool) (Regs, error) {
+func applyRow(row *cfi.Row, cur *Regs, w *words) (Regs, error) {
 	arch := cur.Arch
 	var cfa uint64
 	if row.CFA.Expr != nil {
-		v, err := Eval(row.CFA.Expr, cur, mem, big)
+		v, err := eval(row.CFA.Expr, cur, w)
 		if err != nil {
 			return Regs{}, fmt.Errorf("CFA: %w", err)
 		}
@@ -192,7 +193,7 @@ func applyRow(row *cfi.Row, cur *Regs, mem Memory, big bool) (Regs, error) {
 		case cfi.RuleUndefined:
 			next.Clear(reg)
 		case cfi.RuleOffset:
-			v, err := readWord(mem, cfa+uint64(r.Offset), big)
+			v, err := w.read(cfa + uint64(r.Offset))
 			if err != nil {
 				return Regs{}, fmt.Errorf("%s saved at CFA%+d: %w", arch.RegName(reg), r.Offset, err)
 			}
@@ -207,12 +208,12 @@ func applyRow(row *cfi.Row, cur *Regs, mem Memory, big bool) (Regs, error) {
 				next.Set(reg, v)
 			}
 		case cfi.RuleExpression, cfi.RuleValExpression:
-			v, err := Eval(r.Expr, cur, mem, big, cfa)
+			v, err := eval(r.Expr, cur, w, cfa)
 			if err != nil {
 				return Regs{}, fmt.Errorf("%s: %w", arch.RegName(reg), err)
 			}
 			if r.Kind == cfi.RuleExpression {
-				if v, err = readWord(mem, v, big); err != nil {
+				if v, err = w.read(v); err != nil {
 					return Regs{}, fmt.Errorf("%s: %w", arch.RegName(reg), err)
 				}
 			}
@@ -246,7 +247,7 @@ func applyRow(row *cfi.Row, cur *Regs, mem Memory, big bool) (Regs, error) {
 
 // framePointer follows the frame-pointer chain: the saved frame pointer
 // at [fp] and the return address at [fp+8], with sanity checks.
-func framePointer(cur *Regs, mem Memory, opts Options) (Regs, error) {
+func framePointer(cur *Regs, w *words, opts Options) (Regs, error) {
 	arch := cur.Arch
 	fp, ok := cur.Get(arch.FP)
 	sp := cur.SP()
@@ -260,11 +261,11 @@ func framePointer(cur *Regs, mem Memory, opts Options) (Regs, error) {
 	case opts.StackHi != 0 && (fp < opts.StackLo || fp+16 > opts.StackHi):
 		return Regs{}, fmt.Errorf("frame pointer %#x outside the stack [%#x, %#x)", fp, opts.StackLo, opts.StackHi)
 	}
-	savedFP, err := readWord(mem, fp, opts.BigEndian)
+	savedFP, err := w.read(fp)
 	if err != nil {
 		return Regs{}, err
 	}
-	ret, err := readWord(mem, fp+8, opts.BigEndian)
+	ret, err := w.read(fp + 8)
 	if err != nil {
 		return Regs{}, err
 	}
