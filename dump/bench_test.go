@@ -79,9 +79,10 @@ func BenchmarkDump(b *testing.B) {
 	}
 }
 
-// stopRelease seizes, interrupts, waits for, reads the registers of and
-// detaches each thread of pid in turn, and returns each one's pause. The
-// calling goroutine must be locked to its thread.
+// stopRelease seizes and interrupts, waits for (blocking), reads the
+// registers of and detaches each thread of pid in turn, with the dump's
+// own calls, and returns each one's pause. The calling goroutine must be
+// locked to its thread.
 func stopRelease(b *testing.B, pid int) []time.Duration {
 	ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
 	if err != nil {
@@ -91,11 +92,8 @@ func stopRelease(b *testing.B, pid int) []time.Duration {
 	for _, e := range ents {
 		tid, _ := strconv.Atoi(e.Name())
 		t0 := time.Now()
-		if err := unix.PtraceSeize(tid); err != nil {
+		if err := dump.Seize(tid); err != nil {
 			b.Fatalf("seize %d: %v", tid, err)
-		}
-		if err := unix.PtraceInterrupt(tid); err != nil {
-			b.Fatalf("interrupt %d: %v", tid, err)
 		}
 		var ws unix.WaitStatus
 		for {
@@ -106,13 +104,12 @@ func stopRelease(b *testing.B, pid int) []time.Duration {
 				break
 			}
 		}
-		var regs unix.PtraceRegs
-		if err := unix.PtraceGetRegs(tid, &regs); err != nil {
+		if _, err := dump.GetRegs(tid); err != nil {
 			b.Fatalf("registers of %d: %v", tid, err)
 		}
 		// The target's threads only sleep or wake from sleeps: a stop is
 		// the interrupt's, never a signal to pass on.
-		if err := unix.PtraceDetach(tid); err != nil {
+		if err := dump.Detach(tid, 0); err != nil {
 			b.Fatalf("detach %d: %v", tid, err)
 		}
 		pauses = append(pauses, time.Since(t0))

@@ -7,6 +7,14 @@ import "runtime"
 // StackRange exposes stackRange: the part of a stack mapping a dump copies.
 var StackRange = stackRange
 
+// Seize, GetRegs and Detach expose the tracer's calls, for BenchmarkDump's
+// floor; they must run on one locked thread.
+var (
+	Seize   = seize
+	GetRegs = getRegs
+	Detach  = detach
+)
+
 // MayRealtime reports whether this process may take a real-time priority,
 // by lending this thread the lowest one the way the tracer does and
 // giving it back.

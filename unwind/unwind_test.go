@@ -311,6 +311,20 @@ func TestFramePointers(t *testing.T) {
 			}
 		}
 	}
+
+	// Without stack bounds a frame pointer into unmapped memory is
+	// followed, and the failed read ends the walk with the frames before
+	// it; the words read through the walk's one buffer before it are kept.
+	m := newMem()
+	chain(m, base+0x2000)
+	st := unwind.Unwind(regs, m, nil, unwind.Options{})
+	var pcs []uint64
+	for _, f := range st.Frames {
+		pcs = append(pcs, f.PC)
+	}
+	if want := []uint64{0x400000, 0x401111, 0x402222, 0x403333}; fmt.Sprint(pcs) != fmt.Sprint(want) || !strings.Contains(st.Stop, unwind.ErrMemory.Error()) {
+		t.Errorf("unreadable frame: pcs %x stop %q; want %x and %q", pcs, st.Stop, want, unwind.ErrMemory)
+	}
 }
 
 // TestSigreturn recognizes the rt_sigreturn trampolines by their code and
