@@ -19,10 +19,12 @@ import (
 )
 
 // BenchmarkDump dumps the target (gcc -O2) with 1000 threads parked at
-// depth 10 and 100 plus a heartbeat thread, in both modes, and reports
-// each thread's pause as the dump measured it (from PTRACE_SEIZE to
-// PTRACE_DETACH: p50, p99, max) and the heartbeat thread's worst gap as
-// the target saw it. Beside them, "floor" stops and releases the same
+// depth 10 and 100 plus a heartbeat thread, in the three modes (default:
+// the parked threads read without stopping them; stop: each thread
+// stopped in turn; freeze), and reports each thread's pause as the dump
+// measured it (from PTRACE_SEIZE to PTRACE_DETACH, zero for a thread not
+// stopped: p50, p99, max), how many threads were read without stopping
+// them, and the heartbeat thread's worst gap as the target saw it. Beside them, "floor" stops and releases the same
 // threads one at a time and does nothing else: no reading of memory, no
 // unwinding, no symbols. It is what the kernel alone costs a dump that
 // pauses one thread at a time, the part no dumper of that kind can save
@@ -35,11 +37,11 @@ func BenchmarkDump(b *testing.B) {
 		t := &testing.T{}
 		tg := start(t, exe, "-t", strconv.Itoa(c.threads), "-d", strconv.Itoa(c.depth), "-H", "200")
 		time.Sleep(200 * time.Millisecond)
-		for _, mode := range []string{"default", "freeze", "floor"} {
+		for _, mode := range []string{"default", "stop", "freeze", "floor"} {
 			b.Run(fmt.Sprintf("threads=%d/depth=%d/%s", c.threads, c.depth, mode), func(b *testing.B) {
 				tg.ask("hb")
 				var pauses []time.Duration
-				frames := 0
+				frames, peeked := 0, 0
 				b.ReportAllocs()
 				if mode == "floor" {
 					runtime.LockOSThread() // the thread that seizes is the tracer
@@ -50,13 +52,16 @@ func BenchmarkDump(b *testing.B) {
 						pauses = append(pauses, stopRelease(b, tg.pid)...)
 						continue
 					}
-					d, err := dump.Dump(context.Background(), tg.pid, dump.Options{Freeze: mode == "freeze"})
+					d, err := dump.Dump(context.Background(), tg.pid, dump.Options{Freeze: mode == "freeze", Stop: mode == "stop"})
 					if err != nil {
 						b.Fatal(err)
 					}
 					for _, th := range d.Threads {
 						pauses = append(pauses, th.Pause)
 						frames += len(th.Frames)
+						if th.Peeked {
+							peeked++
+						}
 					}
 				}
 				b.StopTimer()
@@ -71,6 +76,7 @@ func BenchmarkDump(b *testing.B) {
 				hbMax, _ := strconv.Atoi(v)
 				b.ReportMetric(float64(hbMax), "heartbeat-max-µs")
 				b.ReportMetric(float64(frames)/float64(b.N), "frames/op")
+				b.ReportMetric(float64(peeked)/float64(b.N), "unstopped/op")
 			})
 		}
 		tg.in.Close()

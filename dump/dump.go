@@ -13,6 +13,11 @@ type Options struct {
 	// Freeze stops every thread before reading any, for a consistent
 	// snapshot; by default each thread is paused only while it is read.
 	Freeze bool
+	// Stop stops every thread to read it, one at a time. By default a
+	// thread blocked in the kernel is read without stopping it, when its
+	// stack can be unwound from what /proc shows of it (see Thread.Peeked;
+	// x86-64 only).
+	Stop bool
 	// MaxFrames caps the physical frames per thread (default 256).
 	MaxFrames int
 	// StackWindow is how many bytes of stack above the stack pointer are
@@ -76,6 +81,11 @@ type Thread struct {
 	// stopped: the dump's own work; the rest is the time the kernel took
 	// to schedule the thread into its stop.
 	Pause, Held time.Duration
+	// Peeked says the thread was read while it was blocked in the kernel,
+	// without stopping it: Pause and Held are zero, and Registers holds
+	// only the stack pointer, the program counter and the arguments of the
+	// system call it is in.
+	Peeked bool
 }
 
 // Frame is one frame: a physical frame, or an inlined call within one

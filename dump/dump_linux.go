@@ -24,7 +24,8 @@ import (
 // ABI lets leaf functions use 128 bytes there.
 const redZone = 128
 
-// snapshot is what the tracer copies from one thread while it is stopped.
+// snapshot is what the tracer copies from one thread while it is stopped,
+// or, peeked, reads of it without stopping it.
 type snapshot struct {
 	tid       int
 	name      string
@@ -35,6 +36,7 @@ type snapshot struct {
 	stackMap  Mapping
 	pause     time.Duration // from the interrupt until detach returned
 	held      time.Duration // from the stop until detach returned
+	unwound   *unwind.Stack // a peeked thread's stack, unwound already
 }
 
 // Dump takes the stacks of every thread of process pid. See the package
@@ -149,7 +151,11 @@ func Dump(ctx context.Context, pid int, opts Options) (*Process, error) {
 		if opts.Freeze {
 			res = captureFrozen(ctx, dir, first, maps, opts.StackWindow, out)
 		} else {
-			res = captureEach(ctx, dir, first, maps, opts.StackWindow, stacks, out)
+			var peeker *worker
+			if peekable && !opts.Stop {
+				peeker = w
+			}
+			res = captureEach(ctx, dir, first, maps, opts.StackWindow, stacks, peeker, out)
 		}
 		out.flush()
 	})
@@ -371,8 +377,16 @@ const relistAhead = 64
 // one by one, with up to stopWindow of them asked to stop at once, then
 // those of a second listing it had not seen, in the order of a queue
 // (which moves the tracer between CPUs). A thread's name and state are
-// read before it is interrupted (see threadInfos). Tracer thread only.
-func captureEach(ctx context.Context, dir *taskDir, first *threadList, maps []Mapping, stackWindow int, stacks *stackPool, out *batcher) (res captureResult) {
+// read before it is interrupted (see threadInfos).
+//
+// With peeker set, a thread that was not running when its state was read
+// is first peeked (taskDir.peek) and unwound from what that reads, by the
+// tracer, which has nothing else to do while the kernel stops the threads
+// in flight; it is stopped only when it ran meanwhile or the walk needed
+// a register the peek does not show (a frame pointer, say). A peek delays
+// the release of the threads in flight, so the tracer goes back to them
+// after each. Tracer thread only.
+func captureEach(ctx context.Context, dir *taskDir, first *threadList, maps []Mapping, stackWindow int, stacks *stackPool, peeker *worker, out *batcher) (res captureResult) {
 	pid := dir.pid
 	tids, info, err := first.wait()
 	if err != nil {
@@ -433,6 +447,17 @@ func captureEach(ctx context.Context, dir *taskDir, first *threadList, maps []Ma
 				p, more := q.pop(len(inflight) == 0)
 				if !more {
 					break
+				}
+				if peeker != nil && p.state != "R" {
+					if s, peeked := peekThread(dir, p.tid, &maps, stackWindow, scratch, peeker); peeked {
+						s.name, s.state = p.name, p.state
+						ok++
+						out.send(&indexed{p.idx, s})
+						if len(inflight) > 0 {
+							break
+						}
+						continue
+					}
 				}
 				// Borrowed before the interrupt. The kernel then wakes a
 				// real-time thread on another CPU than the pinned
@@ -734,6 +759,23 @@ func readStopped(pid, tid, sig int, t0 time.Time, maps *[]Mapping, stackWindow i
 	return s, nil
 }
 
+// peekThread reads and unwinds thread tid without stopping it (see
+// captureEach), and reports whether that worked. Tracer thread only.
+func peekThread(dir *taskDir, tid int, maps *[]Mapping, stackWindow int, scratch []byte, w *worker) (snapshot, bool) {
+	s := snapshot{tid: tid}
+	regs, ok := dir.peek(tid, func(regs *unwind.Regs) { readStack(dir.pid, maps, regs, stackWindow, scratch, &s) })
+	if !ok {
+		return s, false
+	}
+	s.regs = regs
+	st := w.unwind(&s)
+	if st.Stop != "" {
+		return s, false
+	}
+	s.unwound, s.stack = &st, nil // s.stack aliases scratch
+	return s, true
+}
+
 // captureFrozen stops every thread, re-reading the task list until it is
 // stable, reads them all, and releases them all. Tracer thread only.
 func captureFrozen(ctx context.Context, dir *taskDir, first *threadList, maps []Mapping, stackWindow int, out *batcher) (res captureResult) {
@@ -987,18 +1029,27 @@ func (w *worker) module(addr uint64) *module {
 	return nil
 }
 
-func (w *worker) thread(s *snapshot) Thread {
-	if s.name == "" && s.state == "" {
-		ti := w.dir.threadInfo(s.tid)
-		s.name, s.state = ti.name, ti.state
-	}
-	t := Thread{TID: s.tid, Name: s.name, State: s.state, Pause: s.pause, Held: s.held, Registers: s.regs.Map()}
+// unwind walks the stack of s.
+func (w *worker) unwind(s *snapshot) unwind.Stack {
 	mem := &snapMemory{base: s.stackBase, data: s.stack, live: w.live}
 	uo := unwind.Options{MaxFrames: w.opts.MaxFrames}
 	if s.stackMap.End != 0 {
 		uo.StackLo, uo.StackHi = s.stackMap.Start, s.stackMap.End
 	}
-	st := unwind.Unwind(s.regs, mem, w.space, uo)
+	return unwind.Unwind(s.regs, mem, w.space, uo)
+}
+
+func (w *worker) thread(s *snapshot) Thread {
+	if s.name == "" && s.state == "" {
+		ti := w.dir.threadInfo(s.tid)
+		s.name, s.state = ti.name, ti.state
+	}
+	t := Thread{TID: s.tid, Name: s.name, State: s.state, Pause: s.pause, Held: s.held, Registers: s.regs.Map(), Peeked: s.unwound != nil}
+	st := s.unwound
+	if st == nil {
+		u := w.unwind(s)
+		st = &u
+	}
 	t.Truncated, t.Stop = st.Truncated, st.Stop
 	t.Frames = make([]Frame, 0, len(st.Frames)+len(st.Frames)/2)
 	for i, f := range st.Frames {

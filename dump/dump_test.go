@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -195,17 +196,18 @@ func TestDump(t *testing.T) {
 		t.Run(v.String(), func(t *testing.T) {
 			exe := buildTarget(t, v)
 			tg := start(t, exe, "-t", "4", "-d", strconv.Itoa(depth), "-v", "-s")
-			for _, freeze := range []bool{false, true} {
-				d, err := dump.Dump(context.Background(), tg.pid, dump.Options{Freeze: freeze})
+			for _, opts := range []dump.Options{{}, {Stop: true}, {Freeze: true}} {
+				mode := fmt.Sprintf("stop=%v freeze=%v", opts.Stop, opts.Freeze)
+				d, err := dump.Dump(context.Background(), tg.pid, opts)
 				if err != nil {
-					t.Fatalf("Dump(freeze=%v): %v", freeze, err)
+					t.Fatalf("Dump(%s): %v", mode, err)
 				}
 				// eu-stack right away: the main thread's call site of
 				// fgets changes once it reads a command.
 				eu := euStack(t, tg.pid)
 				tg.checkRunning()
 				if len(d.Threads) != 6 {
-					t.Errorf("freeze=%v: %d threads, want 6 (main, 4 workers, in-handler)", freeze, len(d.Threads))
+					t.Errorf("%s: %d threads, want 6 (main, 4 workers, in-handler)", mode, len(d.Threads))
 				}
 				// The listing's order, whichever CPUs the threads last
 				// ran on (the tracer takes them CPU by CPU).
@@ -217,7 +219,8 @@ func TestDump(t *testing.T) {
 				}
 				checkWorkers(t, d, exe, v, depth)
 				checkSignalThread(t, d, exe)
-				checkPauses(t, d, freeze)
+				checkPauses(t, d, opts.Freeze)
+				checkPeeked(t, d, v, opts)
 				compareEuStack(t, d, eu, exe)
 				tg.checkRunning()
 			}
@@ -262,12 +265,50 @@ func checkWorkers(t *testing.T, d *dump.Process, exe string, v variant, depth in
 }
 
 // checkPauses checks that every thread's pause was measured: the held
-// part within the pause, and with freeze the pause of the whole freeze.
+// part within the pause, and with freeze the pause of the whole freeze;
+// a thread read without stopping it has none.
 func checkPauses(t *testing.T, d *dump.Process, freeze bool) {
 	t.Helper()
 	for _, th := range d.Threads {
+		if th.Peeked {
+			if th.Pause != 0 || th.Held != 0 {
+				t.Errorf("thread %d, read without stopping it: pause %v, held %v", th.TID, th.Pause, th.Held)
+			}
+			continue
+		}
 		if th.Held <= 0 || th.Held > th.Pause || th.Pause > d.MaxPause || freeze && th.Pause != d.MaxPause {
 			t.Errorf("freeze=%v: thread %d: pause %v, held %v; the dump's longest pause %v", freeze, th.TID, th.Pause, th.Held, d.MaxPause)
+		}
+	}
+}
+
+// checkPeeked checks which threads were read without stopping them. All
+// the target's threads are blocked in system calls (read, fgets, pause),
+// so by default on x86-64 the workers of a build without frame pointers
+// are: their frames' rules start from the stack pointer. A build with
+// frame pointers needs the frame pointer, which a peek does not read:
+// its threads are stopped, and their frames still match eu-stack's
+// (compareEuStack). A peeked thread's registers are those /proc shows.
+func checkPeeked(t *testing.T, d *dump.Process, v variant, opts dump.Options) {
+	t.Helper()
+	want := runtime.GOARCH == "amd64" && !opts.Stop && !opts.Freeze
+	for _, th := range d.Threads {
+		if th.Peeked && !want {
+			t.Errorf("stop=%v freeze=%v: thread %d read without stopping it", opts.Stop, opts.Freeze, th.TID)
+		}
+		if !th.Peeked {
+			if want && !v.fp && strings.HasPrefix(th.Name, "worker-") {
+				t.Errorf("%s: stopped, want it read without stopping it\n%s", th.Name, text(th))
+			}
+			continue
+		}
+		for name := range th.Registers {
+			if !slices.Contains([]string{"rsp", "rip", "rdi", "rsi", "rdx", "r10", "r8", "r9"}, name) {
+				t.Errorf("thread %d, read without stopping it: register %s, which /proc does not show", th.TID, name)
+			}
+		}
+		if th.Registers["rsp"] == 0 || th.Registers["rip"] != th.Frames[0].PC {
+			t.Errorf("thread %d: rsp %#x, rip %#x; frame 0 at %#x", th.TID, th.Registers["rsp"], th.Registers["rip"], th.Frames[0].PC)
 		}
 	}
 }

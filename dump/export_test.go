@@ -2,7 +2,11 @@
 
 package dump
 
-import "runtime"
+import (
+	"runtime"
+
+	"github.com/backtrail/backtrail/unwind"
+)
 
 // StackRange exposes stackRange: the part of a stack mapping a dump copies.
 var StackRange = stackRange
@@ -25,4 +29,23 @@ func MayRealtime() bool {
 	p.set(2) // SCHED_FIFO 1
 	defer p.set(0)
 	return !p.failed
+}
+
+// ParseSyscall exposes parseSyscall: the fields of a /proc syscall file.
+var ParseSyscall = parseSyscall
+
+// Peek peeks thread tid of process pid (taskDir.peek), calling read where
+// the dump copies the stack, and returns the stack pointer and program
+// counter it read.
+func Peek(pid, tid int, read func()) (sp, pc uint64, ok bool, err error) {
+	dir, err := openTaskDir(pid)
+	if err != nil {
+		return 0, 0, false, err
+	}
+	defer dir.close()
+	regs, ok := dir.peek(tid, func(*unwind.Regs) { read() })
+	if regs.Arch == nil { // nothing read
+		return 0, 0, ok, nil
+	}
+	return regs.SP(), regs.PC(), ok, nil
 }

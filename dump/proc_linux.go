@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
+
+	"github.com/backtrail/backtrail/unwind"
 )
 
 // taskDir is an open /proc/PID/task directory. A thread's files are
@@ -76,4 +79,79 @@ func (d *taskDir) threadInfo(tid int) taskInfo {
 		return taskInfo{s.Comm, string(s.State), s.CPU, s.RTPriority}
 	}
 	return taskInfo{cpu: -1}
+}
+
+// peek reads the registers of thread tid from its syscall file, which the
+// kernel fills in only while the thread is blocked (it says "running"
+// otherwise), then calls read, which copies what it needs of the
+// thread's memory. It reports whether the thread stayed off the CPU from
+// before the registers were read until read returned, by the count of
+// times it was scheduled in (its schedstat file): only then do the
+// registers and the memory read belong together. The thread is never
+// stopped, so the registers are those the kernel saved on entry: the
+// stack pointer, the program counter and, in a system call, its number
+// and arguments (syscallRegs).
+func (d *taskDir) peek(tid int, read func(regs *unwind.Regs)) (regs unwind.Regs, ok bool) {
+	var path [32]byte
+	p := append(strconv.AppendInt(path[:0], int64(tid), 10), "/schedstat"...)
+	fd, err := syscall.Openat(d.fd, string(p), syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return regs, false
+	}
+	defer syscall.Close(fd)
+	var buf [160]byte
+	runs := func() (string, bool) {
+		n, err := syscall.Pread(fd, buf[:], 0)
+		if err != nil || n <= 0 {
+			return "", false
+		}
+		// "<ns on the CPU> <ns waiting for it> <times scheduled in>\n";
+		// any change means it ran.
+		return string(buf[:n]), true
+	}
+	before, ok := runs()
+	if !ok {
+		return regs, false
+	}
+	p = append(strconv.AppendInt(path[:0], int64(tid), 10), "/syscall"...)
+	sfd, err := syscall.Openat(d.fd, string(p), syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return regs, false
+	}
+	n, err := syscall.Read(sfd, buf[:])
+	syscall.Close(sfd)
+	if err != nil || n <= 0 {
+		return regs, false
+	}
+	nr, args, sp, pc, ok := parseSyscall(buf[:n])
+	if !ok {
+		return regs, false // "running"
+	}
+	regs = syscallRegs(nr, args, sp, pc)
+	read(&regs)
+	after, ok := runs()
+	return regs, ok && after == before
+}
+
+// parseSyscall parses a /proc/PID/task/TID/syscall line: "NR ARG1 … ARG6
+// SP PC" in a system call, "-1 SP PC" when blocked outside one, "running"
+// when the thread is on a CPU.
+func parseSyscall(b []byte) (nr int64, args [6]uint64, sp, pc uint64, ok bool) {
+	f := strings.Fields(string(b))
+	if len(f) != 3 && len(f) != 9 {
+		return 0, args, 0, 0, false
+	}
+	nr, err := strconv.ParseInt(f[0], 10, 64)
+	if err != nil || (nr == -1) != (len(f) == 3) {
+		return 0, args, 0, 0, false
+	}
+	var v [8]uint64
+	for i, s := range f[1:] {
+		if v[i], err = strconv.ParseUint(strings.TrimPrefix(s, "0x"), 16, 64); err != nil {
+			return 0, args, 0, 0, false
+		}
+	}
+	rest := v[:len(f)-1]
+	copy(args[:], rest[:len(rest)-2])
+	return nr, args, rest[len(rest)-2], rest[len(rest)-1], true
 }

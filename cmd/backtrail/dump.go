@@ -19,7 +19,7 @@ import (
 func init() {
 	register(&command{
 		name:  "dump",
-		args:  "PID [--json] [--freeze] [--stats] [--max-frames N] [--upload URL --key KEY]",
+		args:  "PID [--json] [--freeze] [--stop] [--stats] [--max-frames N] [--upload URL --key KEY]",
 		short: "print every thread's stack of a live process, symbolized",
 		long: `
 Dump prints the stack of every thread of the live Linux process PID,
@@ -28,10 +28,15 @@ symbolized with inline frames, in the style of eu-stack -i: a
 (file:line) [module]" per frame, with "(inlined)" after frames that were
 inlined into the next one.
 
-By default each thread is stopped on its own (PTRACE_SEIZE and
-PTRACE_INTERRUPT), its registers and stack copied, and released at once,
-so no thread pauses for more than a fraction of a millisecond; unwinding
-and symbolization happen afterwards. --freeze stops every thread first for
+By default a thread blocked in the kernel (waiting on a lock, a sleep, a
+read) is not stopped at all on x86-64: its stack pointer and program
+counter come from /proc/PID/task/TID/syscall, its stack is copied, and the
+copy is kept only if the thread was not scheduled in meanwhile (its
+schedstat) and unwinds from those two registers. Every other thread is
+stopped on its own (PTRACE_SEIZE and PTRACE_INTERRUPT), its registers and
+stack copied, and released at once, so no thread pauses for more than a
+fraction of a millisecond; unwinding and symbolization happen afterwards.
+--stop stops every thread that way, for all its registers. --freeze stops every thread first for
 a consistent snapshot, then releases them all. The process is never left
 stopped: errors, SIGINT and SIGTERM detach it, and so does the kernel if
 backtrail itself dies.
@@ -44,7 +49,8 @@ note explains that OS threads show the Go scheduler, not goroutines.
 --stats prints, on stderr, how long the dump took and how long it kept
 threads from running: per thread, from PTRACE_INTERRUPT until its detach
 returned (the pause), and the part of that after the thread had stopped
-(held), as maximum, 99th percentile and median. With --freeze every
+(held), as maximum, 99th percentile and median; a thread read without
+stopping it has a pause of zero. With --freeze every
 thread's pause is the whole freeze. On a terminal the line is printed
 anyway.
 
@@ -57,6 +63,7 @@ kernel.yama.ptrace_scope 0), or CAP_SYS_PTRACE.
 		flags: func(fs *flag.FlagSet) {
 			fs.Bool("json", false, "print the report JSON instead of text")
 			fs.Bool("freeze", false, "stop all threads for a consistent snapshot")
+			fs.Bool("stop", false, "stop each thread to read it, even one blocked in the kernel")
 			fs.Bool("stats", false, "print the dump's time and each thread's pause to stderr")
 			fs.Int("max-frames", 256, "maximum physical frames per thread")
 			fs.String("upload", "", "server `URL` to send the report to")
@@ -88,7 +95,7 @@ func runDump(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 	if uploadURL != "" && key == "" {
 		return usagef("--upload needs --key (or BACKTRAIL_KEY)")
 	}
-	opts := dump.Options{Freeze: flagString(fs, "freeze") == "true", MaxFrames: maxFrames}
+	opts := dump.Options{Freeze: flagString(fs, "freeze") == "true", Stop: flagString(fs, "stop") == "true", MaxFrames: maxFrames}
 	urls := flagString(fs, "debuginfod")
 	if urls == "" {
 		urls = os.Getenv("DEBUGINFOD_URLS")
@@ -169,8 +176,12 @@ func postReport(ctx context.Context, base, key string, r *report.Report) error {
 func dumpStats(p *dump.Process) string {
 	pause := make([]time.Duration, len(p.Threads))
 	held := make([]time.Duration, len(p.Threads))
+	peeked := 0
 	for i, t := range p.Threads {
 		pause[i], held[i] = t.Pause, t.Held
+		if t.Peeked {
+			peeked++
+		}
 	}
 	slices.Sort(pause)
 	slices.Sort(held)
@@ -180,7 +191,7 @@ func dumpStats(p *dump.Process) string {
 		}
 		return d[(len(d)-1)*q/100].Round(time.Microsecond)
 	}
-	return fmt.Sprintf("stats: %d threads in %v; pause per thread: max %v p99 %v median %v; held stopped: max %v p99 %v median %v",
-		len(p.Threads), p.Elapsed.Round(time.Microsecond),
+	return fmt.Sprintf("stats: %d threads in %v, %d read without stopping them; pause per thread: max %v p99 %v median %v; held stopped: max %v p99 %v median %v",
+		len(p.Threads), p.Elapsed.Round(time.Microsecond), peeked,
 		pct(pause, 100), pct(pause, 99), pct(pause, 50), pct(held, 100), pct(held, 99), pct(held, 50))
 }
