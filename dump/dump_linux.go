@@ -764,7 +764,9 @@ func readStopped(pid, tid, sig int, t0 time.Time, maps *[]Mapping, stackWindow i
 func peekThread(dir *taskDir, tid int, maps *[]Mapping, stackWindow int, scratch []byte, w *worker) (snapshot, bool) {
 	s := snapshot{tid: tid}
 	regs, ok := dir.peek(tid, func(regs *unwind.Regs) { readStack(dir.pid, maps, regs, stackWindow, scratch, &s) })
-	if !ok {
+	if !ok || len(s.stack) == 0 {
+		// Without a copy the walk would read the stack as it is now,
+		// after the check that the thread did not run.
 		return s, false
 	}
 	s.regs = regs

@@ -29,6 +29,7 @@ func TestParseSyscall(t *testing.T) {
 		{"0 0x3 0x1\n", false, 0, 0, 0, 0},                          // a system call has six
 		{"0 0x3 0x1 0x0 0x0 0x0 0x0 0xzz 0x1\n", false, 0, 0, 0, 0},
 		{"x 0x1 0x2\n", false, 0, 0, 0, 0},
+		{"0 0x3 0x7f8f51bbdcdf 0x1 0x0 0x0 0x559a64df52e0 0x7f8f51bbdc90 0x7f8f51d1", false, 0, 0, 0, 0}, // cut short
 	} {
 		nr, args, sp, pc, ok := dump.ParseSyscall([]byte(c.in))
 		if ok != c.ok || ok && (nr != c.nr || args[0] != c.arg0 || sp != c.sp || pc != c.pc) {

@@ -135,8 +135,12 @@ func (d *taskDir) peek(tid int, read func(regs *unwind.Regs)) (regs unwind.Regs,
 
 // parseSyscall parses a /proc/PID/task/TID/syscall line: "NR ARG1 … ARG6
 // SP PC" in a system call, "-1 SP PC" when blocked outside one, "running"
-// when the thread is on a CPU.
+// when the thread is on a CPU. A line cut short (no newline) is refused,
+// lest its last number be taken for the program counter.
 func parseSyscall(b []byte) (nr int64, args [6]uint64, sp, pc uint64, ok bool) {
+	if len(b) == 0 || b[len(b)-1] != '\n' {
+		return 0, args, 0, 0, false
+	}
 	f := strings.Fields(string(b))
 	if len(f) != 3 && len(f) != 9 {
 		return 0, args, 0, 0, false
