@@ -24,11 +24,12 @@ import (
 // stopped in turn; freeze), and reports each thread's pause as the dump
 // measured it (from PTRACE_SEIZE to PTRACE_DETACH, zero for a thread not
 // stopped: p50, p99, max), how many threads were read without stopping
-// them, and the heartbeat thread's worst gap as the target saw it. Beside them, "floor" stops and releases the same
-// threads one at a time and does nothing else: no reading of memory, no
-// unwinding, no symbols. It is what the kernel alone costs a dump that
-// pauses one thread at a time, the part no dumper of that kind can save
-// (bench/dump.md). bench/dump.sh compares with eu-stack and gdb.
+// them, and the heartbeat thread's worst gap as the target saw it.
+// Beside them, "floor" stops and releases the same threads one at a time
+// and does nothing else: no reading of memory, no unwinding, no symbols.
+// It is what the kernel alone costs a dump that pauses one thread at a
+// time, the part no dumper of that kind can save (bench/dump.md).
+// bench/dump.sh compares with eu-stack and gdb.
 //
 //	go test -run '^$' -bench Dump -benchtime 5x ./dump
 func BenchmarkDump(b *testing.B) {

@@ -36,8 +36,8 @@ schedstat) and unwinds from those two registers. Every other thread is
 stopped on its own (PTRACE_SEIZE and PTRACE_INTERRUPT), its registers and
 stack copied, and released at once, so no thread pauses for more than a
 fraction of a millisecond; unwinding and symbolization happen afterwards.
---stop stops every thread that way, for all its registers. --freeze stops every thread first for
-a consistent snapshot, then releases them all. The process is never left
+--stop stops every thread that way, for all its registers. --freeze stops
+every thread first for a consistent snapshot, then releases them all. The process is never left
 stopped: errors, SIGINT and SIGTERM detach it, and so does the kernel if
 backtrail itself dies.
 
@@ -50,9 +50,8 @@ note explains that OS threads show the Go scheduler, not goroutines.
 threads from running: per thread, from PTRACE_INTERRUPT until its detach
 returned (the pause), and the part of that after the thread had stopped
 (held), as maximum, 99th percentile and median; a thread read without
-stopping it has a pause of zero. With --freeze every
-thread's pause is the whole freeze. On a terminal the line is printed
-anyway.
+stopping it has a pause of zero. With --freeze every thread's pause is the
+whole freeze. On a terminal the line is printed anyway.
 
 --json prints the dump as a report of kind "dump" (docs/report-format.md);
 --upload sends that report to a backtrail server, which makes it an issue.
