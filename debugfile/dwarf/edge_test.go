@@ -872,7 +872,10 @@ func TestUnknownChildCode(t *testing.T) {
 
 // TestUnitRanges checks which unit owns which addresses: aranges first,
 // the units' own ranges for units aranges leave out, and overlaps resolved
-// the way llvm-symbolizer resolves them.
+// the way llvm-symbolizer resolves them. As there, a set naming a unit's
+// offset describes the unit even when it lists no ranges, and a set naming
+// an offset inside a unit adds its ranges to that unit without describing
+// it.
 func TestUnitRanges(t *testing.T) {
 	ab := (&asm{}).abbrevs(decl{abCU, dwarf.DW_TAG_compile_unit, false, []attr{
 		{dwarf.DW_AT_low_pc, dwarf.DW_FORM_addr, 0},
@@ -885,6 +888,8 @@ func TestUnitRanges(t *testing.T) {
 		{0x5000, 0x5000}, // 3: empty
 		{0x4000, 0x4800}, // 4
 		{0x4000, 0x4400}, // 5: inside unit 4, which has the lower offset
+		{0x6000, 0x6100}, // 6: an empty set in aranges: no addresses
+		{0x7000, 0x7100}, // 7: a set names an offset inside it
 	}
 	info := &asm{}
 	var offs []uint64
@@ -902,6 +907,14 @@ func TestUnitRanges(t *testing.T) {
 	ar.u16(2).u32(0xfff0).u8(8).u8(0).u32(0) // names no unit: ignored
 	ar.u64(0xa000).u64(0x100).u64(0).u64(0)
 	fill()
+	fill = ar.length()
+	ar.u16(2).u32(uint32(offs[6])).u8(8).u8(0).u32(0)
+	ar.u64(0).u64(0)
+	fill()
+	fill = ar.length()
+	ar.u16(2).u32(uint32(offs[7] + 1)).u8(8).u8(0).u32(0)
+	ar.u64(0xb000).u64(0x100).u64(0).u64(0)
+	fill()
 	d := mustNew(t, dwarf.Sections{Info: info.b, Abbrev: ab.b, Aranges: ar.b})
 	have, err := d.UnitRanges()
 	if err != nil {
@@ -912,7 +925,9 @@ func TestUnitRanges(t *testing.T) {
 		{0x1800, 0x2000, 0},
 		{0x2000, 0x3000, 1},
 		{0x4000, 0x4800, 4},
+		{0x7000, 0x7100, 7},
 		{0x9000, 0x9100, 0},
+		{0xb000, 0xb100, 7},
 	}
 	if !reflect.DeepEqual(have, want) {
 		t.Errorf("UnitRanges:\nhave %x\nwant %x", have, want)
