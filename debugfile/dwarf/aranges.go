@@ -18,10 +18,10 @@ type UnitRange struct {
 // overlaps, computed the way llvm-symbolizer does: from .debug_aranges for
 // the units it describes (a set that names a unit's offset describes it,
 // even with no ranges: the unit has no code) and from each other unit's
-// own ranges; where
-// units overlap, the range continues with the unit that owned the addresses
-// just below, else goes to the unit with the lowest offset. Cost: one
-// pass over .debug_aranges plus the root entry of each unit.
+// own ranges; where units overlap, the range continues with the unit that
+// owned the addresses just below, else goes to the unit with the lowest
+// offset. Cost: one pass over .debug_aranges plus the root entry of each
+// unit it does not describe.
 func (d *Data) UnitRanges() ([]UnitRange, error) {
 	type endpoint struct {
 		addr  uint64
