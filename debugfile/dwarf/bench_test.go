@@ -43,3 +43,26 @@ func BenchmarkReadUnit(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkUnitRanges reads the unit headers of the file named by
+// BACKTRAIL_BENCH_OBJ and finds which unit owns which addresses, afresh
+// each time (a Data caches the abbreviation tables it parses): what a lazy
+// index pays to open a module before its first lookup (backtrail dump
+// opens libc's debug file this way on every run).
+func BenchmarkUnitRanges(b *testing.B) {
+	path := os.Getenv("BACKTRAIL_BENCH_OBJ")
+	if path == "" {
+		b.Skip("BACKTRAIL_BENCH_OBJ not set")
+	}
+	s, big := loadSections(b, path)
+	b.ReportAllocs()
+	for b.Loop() {
+		d, err := dwarf.New(s, big)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := d.UnitRanges(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
