@@ -760,18 +760,20 @@ func readStopped(pid, tid, sig int, t0 time.Time, maps *[]Mapping, stackWindow i
 }
 
 // peekThread reads and unwinds thread tid without stopping it (see
-// captureEach), and reports whether that worked. Tracer thread only.
+// captureEach), and reports whether that worked. The walk runs before the
+// peek's second look at the thread, so that what it reads beyond the copy
+// (a signal stack elsewhere, a stack deeper than the window, or all of it
+// when the stack pointer is in no mapping read) is read while the thread
+// is known not to have run. Tracer thread only.
 func peekThread(dir *taskDir, tid int, maps *[]Mapping, stackWindow int, scratch []byte, w *worker) (snapshot, bool) {
 	s := snapshot{tid: tid}
-	regs, ok := dir.peek(tid, func(regs *unwind.Regs) { readStack(dir.pid, maps, regs, stackWindow, scratch, &s) })
-	if !ok || len(s.stack) == 0 {
-		// Without a copy the walk would read the stack as it is now,
-		// after the check that the thread did not run.
-		return s, false
-	}
-	s.regs = regs
-	st := w.unwind(&s)
-	if st.Stop != "" {
+	var st unwind.Stack
+	_, ok := dir.peek(tid, func(regs *unwind.Regs) {
+		readStack(dir.pid, maps, regs, stackWindow, scratch, &s)
+		s.regs = *regs
+		st = w.unwind(&s)
+	})
+	if !ok || st.Stop != "" {
 		return s, false
 	}
 	s.unwound, s.stack = &st, nil // s.stack aliases scratch

@@ -9,7 +9,9 @@
 //	-d N   call depth of each worker: N frames of level_a → level_b →
 //	       level_c → level_d → level_a … above worker_main (default 5)
 //	-v     vary the depth: worker i parks at DEPTH + i % 4
-//	-s     add a thread that raises SIGUSR1 and blocks inside its handler
+//	-s     add a thread that raises SIGUSR1 and blocks inside its handler,
+//	       which runs on an alternate signal stack (sigaltstack), a mapping
+//	       of its own: a walk goes from there to the thread's stack
 //	-x     add a thread that keeps starting threads that exit at once
 //	-H US  add a heartbeat thread that sleeps US microseconds per beat and
 //	       records the longest gap beyond that (its worst pause)
@@ -124,7 +126,8 @@ static void on_usr2(int sig) {
 	__atomic_fetch_add(&usr2_count, 1, __ATOMIC_RELAXED);
 }
 
-// The signal thread: raise SIGUSR1 and block inside the handler.
+// The signal thread: raise SIGUSR1 and block inside the handler, on an
+// alternate signal stack.
 NOINLINE static void handler_park(void) {
 	char c;
 	announce();
@@ -141,7 +144,16 @@ NOINLINE static void *signal_main(void *arg) {
 	pthread_setname_np(pthread_self(), "in-handler");
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
+	stack_t alt;
+	memset(&alt, 0, sizeof alt);
+	alt.ss_size = 64 * 1024;
+	alt.ss_sp = mmap(NULL, alt.ss_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (alt.ss_sp == MAP_FAILED || sigaltstack(&alt, NULL) != 0) {
+		perror("sigaltstack");
+		exit(1);
+	}
 	sa.sa_handler = on_usr1;
+	sa.sa_flags = SA_ONSTACK;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGUSR1, &sa, NULL);
 	sigset_t set;
