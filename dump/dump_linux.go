@@ -768,7 +768,7 @@ func readStopped(pid, tid, sig int, t0 time.Time, maps *[]Mapping, stackWindow i
 func peekThread(dir *taskDir, tid int, maps *[]Mapping, stackWindow int, scratch []byte, w *worker) (snapshot, bool) {
 	s := snapshot{tid: tid}
 	var st unwind.Stack
-	_, ok := dir.peek(tid, func(regs *unwind.Regs) {
+	ok := dir.peek(tid, func(regs *unwind.Regs) {
 		readStack(dir.pid, maps, regs, stackWindow, scratch, &s)
 		s.regs = *regs
 		st = w.unwind(&s)

@@ -43,9 +43,9 @@ func Peek(pid, tid int, read func()) (sp, pc uint64, ok bool, err error) {
 		return 0, 0, false, err
 	}
 	defer dir.close()
-	regs, ok := dir.peek(tid, func(*unwind.Regs) { read() })
-	if regs.Arch == nil { // nothing read
-		return 0, 0, ok, nil
-	}
-	return regs.SP(), regs.PC(), ok, nil
+	ok = dir.peek(tid, func(regs *unwind.Regs) {
+		sp, pc = regs.SP(), regs.PC()
+		read()
+	})
+	return sp, pc, ok, nil
 }

@@ -63,9 +63,7 @@ type taskInfo struct {
 // system calls (os.ReadFile makes ten, which adds up over thousands of
 // threads).
 func (d *taskDir) threadInfo(tid int) taskInfo {
-	var path [32]byte
-	p := append(strconv.AppendInt(path[:0], int64(tid), 10), "/stat"...)
-	fd, err := syscall.Openat(d.fd, string(p), syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	fd, err := d.openTask(tid, "stat")
 	if err != nil {
 		return taskInfo{cpu: -1}
 	}
@@ -81,22 +79,27 @@ func (d *taskDir) threadInfo(tid int) taskInfo {
 	return taskInfo{cpu: -1}
 }
 
+// openTask opens file name of thread tid, read-only.
+func (d *taskDir) openTask(tid int, name string) (int, error) {
+	var path [48]byte
+	p := append(append(strconv.AppendInt(path[:0], int64(tid), 10), '/'), name...)
+	return syscall.Openat(d.fd, string(p), syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+}
+
 // peek reads the registers of thread tid from its syscall file, which the
 // kernel fills in only while the thread is blocked (it says "running"
-// otherwise), then calls read, which copies what it needs of the
-// thread's memory. It reports whether the thread stayed off the CPU from
-// before the registers were read until read returned, by the count of
+// otherwise), then calls read with them, which copies and walks what it
+// needs of the thread's memory. It reports whether the thread stayed off
+// the CPU from before the registers were read until read returned, by the count of
 // times it was scheduled in (its schedstat file): only then do the
 // registers and the memory read belong together. The thread is never
 // stopped, so the registers are those the kernel saved on entry: the
 // stack pointer, the program counter and, in a system call, its number
 // and arguments (syscallRegs).
-func (d *taskDir) peek(tid int, read func(regs *unwind.Regs)) (regs unwind.Regs, ok bool) {
-	var path [32]byte
-	p := append(strconv.AppendInt(path[:0], int64(tid), 10), "/schedstat"...)
-	fd, err := syscall.Openat(d.fd, string(p), syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+func (d *taskDir) peek(tid int, read func(regs *unwind.Regs)) bool {
+	fd, err := d.openTask(tid, "schedstat")
 	if err != nil {
-		return regs, false
+		return false
 	}
 	defer syscall.Close(fd)
 	var buf [160]byte
@@ -111,26 +114,25 @@ func (d *taskDir) peek(tid int, read func(regs *unwind.Regs)) (regs unwind.Regs,
 	}
 	before, ok := runs()
 	if !ok {
-		return regs, false
+		return false
 	}
-	p = append(strconv.AppendInt(path[:0], int64(tid), 10), "/syscall"...)
-	sfd, err := syscall.Openat(d.fd, string(p), syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	sfd, err := d.openTask(tid, "syscall")
 	if err != nil {
-		return regs, false
+		return false
 	}
 	n, err := syscall.Read(sfd, buf[:])
 	syscall.Close(sfd)
 	if err != nil || n <= 0 {
-		return regs, false
+		return false
 	}
 	nr, args, sp, pc, ok := parseSyscall(buf[:n])
 	if !ok {
-		return regs, false // "running"
+		return false // "running"
 	}
-	regs = syscallRegs(nr, args, sp, pc)
+	regs := syscallRegs(nr, args, sp, pc)
 	read(&regs)
 	after, ok := runs()
-	return regs, ok && after == before
+	return ok && after == before
 }
 
 // parseSyscall parses a /proc/PID/task/TID/syscall line: "NR ARG1 … ARG6
