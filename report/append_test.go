@@ -98,7 +98,7 @@ func benchReport() *report.Report {
 		Exception: &report.Exception{Type: "SIGSEGV", Mechanism: "signal", ThreadID: 1}}
 	th := report.Thread{ID: 1, Crashed: true}
 	for i := range 57 {
-		th.Frames = append(th.Frames, report.Frame{Addr: report.Addr(0x555555556000 + 16*i), Module: "inventory",
+		th.Frames = append(th.Frames, report.Frame{Addr: report.Addr(0x555555556000) + report.Addr(16*i), Module: "inventory",
 			Function:    fmt.Sprintf("std::vector<inventory::Item<std::basic_string<char, std::char_traits<char>, std::allocator<char> > >, std::allocator<inventory::Item<std::string> > >::_M_realloc_insert<inventory::Item<std::string> const&>%d", i),
 			RawFunction: fmt.Sprintf("_ZNSt6vectorIN9inventory4ItemINSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEEEESaIS8_EE17_M_realloc_insertIJRKS8_EEEvN9__gnu_cxx17__normal_iteratorIPS8_SA_EEDpOT_%d", i),
 			File:        "/usr/include/c++/12/bits/vector.tcc", Line: 400 + i, Column: 9, Inlined: i%2 == 1, InApp: i%3 == 0})

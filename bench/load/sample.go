@@ -9,8 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/backtrail/backtrail/internal/testenv"
 )
 
 // clockTick is USER_HZ, the unit of CPU times in /proc: 100 on every
@@ -124,17 +125,12 @@ func (s *sampler) sampleResources() {
 		s.lastPID[i], s.lastTicks[i] = pid, ticks
 	}
 	r.serverCPU = float64(s.cpuTicks) / clockTick
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-		r.clientCPU = tvSeconds(ru.Utime) + tvSeconds(ru.Stime)
-	}
+	r.clientCPU = testenv.CPUTime().Seconds()
 	r.busy, r.all = machineCPU()
 	s.mu.Lock()
 	s.res = append(s.res, r)
 	s.mu.Unlock()
 }
-
-func tvSeconds(tv syscall.Timeval) float64 { return float64(tv.Sec) + float64(tv.Usec)/1e6 }
 
 // procMem reads VmRSS and VmHWM of a process, in bytes.
 func procMem(pid int64) (rss, hwm int64) {

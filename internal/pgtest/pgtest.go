@@ -38,7 +38,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -173,6 +172,13 @@ func start() (*server, error) {
 	return s, nil
 }
 
+// ids returns the numeric user and group ids of a Unix user.
+func ids(u *user.User) (uid, gid int) {
+	uid, _ = strconv.Atoi(u.Uid)
+	gid, _ = strconv.Atoi(u.Gid)
+	return uid, gid
+}
+
 // launch runs initdb and starts the postmaster.
 func launch(bin string, o Options) (*server, error) {
 	dir, err := os.MkdirTemp("", "backtrail-pgtest-")
@@ -186,16 +192,13 @@ func launch(bin string, o Options) (*server, error) {
 			os.RemoveAll(dir)
 		}
 	}()
-	var cred *syscall.Credential
 	if os.Geteuid() == 0 {
 		u, err := user.Lookup("postgres")
 		if err != nil {
 			return nil, fmt.Errorf("running as root needs the user postgres to run PostgreSQL as: %v", err)
 		}
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
-		cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
 		s.user = u
+		uid, gid := ids(u)
 		if err := os.Chown(dir, uid, gid); err != nil {
 			return nil, err
 		}
@@ -203,7 +206,7 @@ func launch(bin string, o Options) (*server, error) {
 	data := filepath.Join(dir, "data")
 	initdb := exec.Command(filepath.Join(bin, "initdb"), "-D", data, "--auth=trust", "--username=postgres",
 		"--encoding=UTF8", "--locale=C", "--no-sync", "--no-instructions")
-	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	initdb.SysProcAttr = procAttr(s.user, false)
 	initdb.Dir = dir
 	if out, err := initdb.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("initdb: %v\n%s", err, out)
@@ -243,12 +246,9 @@ func launch(bin string, o Options) (*server, error) {
 		cmd := exec.Command(filepath.Join(bin, "postgres"), args...)
 		cmd.Stdout, cmd.Stderr = logf, logf
 		cmd.Dir = dir
-		// The postmaster dies with the test binary, even when that is
-		// killed before Stop runs. Pdeathsig fires when the forking OS
-		// thread exits, not the process, and Go ends threads whose
-		// goroutine exits locked (the ptrace code does), so the fork
-		// happens on a locked thread that lives as long as the postmaster.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGKILL}
+		// The fork happens on a locked thread that lives as long as the
+		// postmaster: see procAttr.
+		cmd.SysProcAttr = procAttr(s.user, true)
 		done := make(chan struct{})
 		started := make(chan error, 1)
 		go func() {

@@ -29,7 +29,7 @@ func smallSentryEvent(id, release, fn string) []byte {
 		`{"function":%q,"filename":"app.py","lineno":9,"in_app":true}]}}]}}`, id, release, fn)
 }
 
-func eventID(n int) string { return fmt.Sprintf("%032x", 0xe0000000+n) }
+func eventID(n int) string { return fmt.Sprintf("%032x", 0xe0000000+uint64(n)) }
 
 func gzipped(b []byte) []byte {
 	var buf bytes.Buffer

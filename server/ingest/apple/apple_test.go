@@ -62,9 +62,9 @@ func filledIPS(t testing.TB) []byte {
 // image a.out is loaded at 0x100000000.
 func filledCrash(t testing.TB) []byte {
 	return []byte(strings.NewReplacer(
-		"@foo@", fmt.Sprintf("0x%016x", 0x100000000+fooOffset),
-		"@bar@", fmt.Sprintf("0x%016x", 0x100000000+barOffset),
-		"@main@", fmt.Sprintf("0x%016x", 0x100000000+mainOff),
+		"@foo@", fmt.Sprintf("0x%016x", uint64(0x100000000+fooOffset)),
+		"@bar@", fmt.Sprintf("0x%016x", uint64(0x100000000+barOffset)),
+		"@main@", fmt.Sprintf("0x%016x", uint64(0x100000000+mainOff)),
 		"@UUID@", strings.ToUpper(tmplUUID),
 		"@EXEC@", tmplExec,
 		"@NAME@", tmplName,
