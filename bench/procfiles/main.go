@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command procfiles measures what reading a thread's /proc files costs on
 // this machine: for every thread of a process, the open, the read and the
 // close of each file that backtrail dump reads per thread (stat, schedstat,
