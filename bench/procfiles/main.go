@@ -3,8 +3,8 @@
 // Command procfiles measures what reading a thread's /proc files costs on
 // this machine: for every thread of a process, the open, the read and the
 // close of each file that backtrail dump reads per thread (stat, schedstat,
-// syscall), each step over all threads in turn, against getpid, the
-// cheapest system call. It explains the floor under a dump of many
+// syscall) and of status, which could stand for stat and schedstat, each
+// step over all threads in turn, against getpid, the cheapest system call. It explains the floor under a dump of many
 // threads (bench/dump.md, ninth round).
 //
 // usage: go run ./bench/procfiles PID
@@ -48,7 +48,7 @@ func main() {
 			syscall.Getpid()
 		}
 		per("getpid", t)
-		for _, name := range []string{"stat", "schedstat", "syscall"} {
+		for _, name := range []string{"stat", "schedstat", "syscall", "status"} {
 			fds := make([]int, len(tids))
 			t = time.Now()
 			for i, tid := range tids {
@@ -58,8 +58,11 @@ func main() {
 			}
 			per("open "+name, t)
 			t = time.Now()
-			for _, fd := range fds {
-				syscall.Pread(fd, buf[:], 0)
+			for i, fd := range fds {
+				// A thread that exited meanwhile would make the read look cheap.
+				if _, err := syscall.Pread(fd, buf[:], 0); err != nil {
+					log.Fatalf("%s/%s: %v", tids[i], name, err)
+				}
 			}
 			per("read "+name, t)
 			t = time.Now()

@@ -247,7 +247,7 @@ func launch(bin string, o Options) (*server, error) {
 		cmd.Stdout, cmd.Stderr = logf, logf
 		cmd.Dir = dir
 		// The fork happens on a locked thread that lives as long as the
-		// postmaster: see procAttr.
+		// postmaster: see dieWithParent.
 		cmd.SysProcAttr = procAttr(s.user, true)
 		done := make(chan struct{})
 		started := make(chan error, 1)
