@@ -43,27 +43,30 @@
 // one) need not be stopped at all: while it is off the CPU, the kernel
 // shows the stack pointer and program counter it saved on entry in
 // /proc/PID/task/TID/syscall (with the system call's arguments), and its
-// stack does not change. So on x86-64, before it would interrupt a thread
-// that was not running when its state was read, the tracer reads that
-// file, copies the stack, unwinds the copy (reading the process for what
-// lies beyond it, such as the thread's own stack below an alternate
-// signal stack), and checks in /proc/PID/task/TID/schedstat that the
-// thread was not scheduled in from before the first read to after the
-// walk. It keeps the walk if so and if the walk needed no other register
-// (the rules of code built without frame pointers start from the stack
-// pointer; code with them needs the frame pointer, which only a stop
-// shows). Otherwise the thread is stopped as above. Such a thread
-// (Thread.Peeked) pauses for no time at all, and costs the dump two files
-// opened in /proc and three reads of them instead of the kernel's
-// scheduling of a stop and a release; Options.Stop turns this off, for
-// every register of every thread. On arm64 the link register, which /proc
-// does not show, holds the return address of the innermost frame (a system
-// call's wrapper is a leaf), and every thread is stopped.
-// The threads are listed, and their names, states, last CPUs and
-// real-time priorities read from /proc ahead of the tracer, by another
-// goroutine while the maps are read and the modules opened; the second
-// listing, for threads started during the dump, is made while the tracer
-// takes the last threads of the first.
+// stack does not change. So on x86-64 the threads go first to a pool of
+// goroutines, one per worker, which need no ptrace and so run beside each
+// other and the tracer. For each thread in turn a goroutine of the pool
+// reads its name, state, last CPU and real-time priority, and unless it
+// is running reads that file, copies the stack, unwinds the copy (reading
+// the process for what lies beyond it, such as the thread's own stack
+// below an alternate signal stack), and checks in
+// /proc/PID/task/TID/schedstat that the thread was not scheduled in from
+// before the first read to after the walk. It keeps the walk if so and if
+// the walk needed no other register (the rules of code built without
+// frame pointers start from the stack pointer; code with them needs the
+// frame pointer, which only a stop shows). Otherwise it passes the thread
+// to the tracer, which stops it as above. Such a thread (Thread.Peeked)
+// pauses for no time at all, and costs the dump two files opened in /proc
+// and three reads of them instead of the kernel's scheduling of a stop
+// and a release; Options.Stop turns this off, for every register of every
+// thread. On arm64 the link register, which /proc does not show, holds
+// the return address of the innermost frame (a system call's wrapper is a
+// leaf), and every thread is stopped; there, and with Options.Stop, the
+// threads' names, states, last CPUs and real-time priorities are read
+// from /proc ahead of the tracer by another goroutine, started while the
+// maps are read and the modules opened. The second listing, for threads
+// started during the dump, is made while the last threads of the first
+// are taken.
 // Thread.Pause measures each thread's pause from PTRACE_INTERRUPT until
 // its detach returned, and Thread.Held the part after it had stopped. With
 // Options.Freeze every thread is stopped first (re-reading /proc/PID/task

@@ -38,7 +38,8 @@ type Options struct {
 	// NoSymbols skips symbolization: frames carry addresses and modules
 	// only.
 	NoSymbols bool
-	// Workers bounds the goroutines that unwind and symbolize (default
+	// Workers bounds the goroutines that unwind and symbolize, and those
+	// that read blocked threads without stopping them (default
 	// GOMAXPROCS).
 	Workers int
 	// Now returns the current time (default time.Now).

@@ -67,9 +67,11 @@ func Dump(ctx context.Context, pid int, opts Options) (*Process, error) {
 		return nil, explain(pid, err)
 	}
 	defer dir.close()
-	// The threads are listed, and in the default mode their names and
-	// states read ahead, while the maps are read and the modules opened.
-	first := listThreads(dir, !opts.Freeze)
+	// The threads are listed, and when the tracer is to take them their
+	// names and states read ahead, while the maps are read and the modules
+	// opened.
+	peek := peekable && !opts.Stop && !opts.Freeze
+	first := listThreads(dir, !opts.Freeze && !peek)
 	defer first.close()
 	maps, err := readMaps(pid)
 	if err != nil {
@@ -152,7 +154,7 @@ func Dump(ctx context.Context, pid int, opts Options) (*Process, error) {
 			res = captureFrozen(ctx, dir, first, maps, opts.StackWindow, out)
 		} else {
 			var peeker *worker
-			if peekable && !opts.Stop {
+			if peek {
 				peeker = w
 			}
 			res = captureEach(ctx, dir, first, maps, opts.StackWindow, stacks, peeker, out)
@@ -299,7 +301,8 @@ func stackRange(maps []Mapping, sp uint64, window int) (lo, hi uint64, mp *Mappi
 
 // readStack copies the stack of a stopped thread into scratch, which
 // holds at least stackWindow+redZone bytes, and records where it came
-// from in s; s.stack aliases scratch. Tracer thread only.
+// from in s; s.stack aliases scratch. maps and scratch are the caller's
+// own: readStack replaces *maps when sp is in no mapping it lists.
 func readStack(pid int, maps *[]Mapping, regs *unwind.Regs, stackWindow int, scratch []byte, s *snapshot) {
 	sp := regs.SP()
 	lo, hi, mp := stackRange(*maps, sp, stackWindow)
@@ -379,13 +382,11 @@ const relistAhead = 64
 // (which moves the tracer between CPUs). A thread's name and state are
 // read before it is interrupted (see threadInfos).
 //
-// With peeker set, a thread that was not running when its state was read
-// is first peeked (taskDir.peek) and unwound from what that reads, by the
-// tracer, which has nothing else to do while the kernel stops the threads
-// in flight; it is stopped only when it ran meanwhile or the walk needed
-// a register the peek does not show (a frame pointer, say). A peek delays
-// the release of the threads in flight, so the tracer goes back to them
-// after each. Tracer thread only.
+// With peeker set, the listings go to a peekPool instead, which reads
+// each thread's state and peeks those not running; the tracer stops only
+// the threads it passes back: those running, and those that ran during
+// the peek or whose walk needed a register the peek does not show (a
+// frame pointer, say). Tracer thread only.
 func captureEach(ctx context.Context, dir *taskDir, first *threadList, maps []Mapping, stackWindow int, stacks *stackPool, peeker *worker, out *batcher) (res captureResult) {
 	pid := dir.pid
 	tids, info, err := first.wait()
@@ -416,7 +417,21 @@ func captureEach(ctx context.Context, dir *taskDir, first *threadList, maps []Ma
 			}
 		}
 	}()
-	q := newQueue(tids, info)
+	q := newQueue()
+	var peeks *peekPool
+	if peeker != nil {
+		peeks = &peekPool{w: peeker, dir: dir, maps: maps, stackWindow: stackWindow, out: out.out, failed: make(chan pending, 64)}
+		defer peeks.stop()
+	}
+	// listed hands a listing to the peekers, or to the queue.
+	listed := func(tids []int, info *threadInfos) {
+		q.add(tids, info)
+		if peeks != nil {
+			peeks.peek(tids, q.base)
+			q.skip()
+		}
+	}
+	listed(tids, info)
 	ok, polls := 0, 0
 	ran := time.Now() // since the tracer last gave the Go scheduler a turn
 	scratch := make([]byte, stackWindow+redZone)
@@ -427,8 +442,8 @@ func captureEach(ctx context.Context, dir *taskDir, first *threadList, maps []Ma
 		}
 	}()
 	for round := 0; ; round++ {
-		for q.left() > 0 || len(inflight) > 0 {
-			if round == 0 && relist == nil && q.left() <= relistAhead {
+		for q.left() > 0 || len(inflight) > 0 || peeks.outstanding() > 0 {
+			if round == 0 && relist == nil && q.left()+peeks.outstanding() <= relistAhead {
 				relist = listThreads(dir, false)
 			}
 			if ctx.Err() != nil {
@@ -443,21 +458,11 @@ func captureEach(ctx context.Context, dir *taskDir, first *threadList, maps []Ma
 					ran = time.Now()
 				}
 			}
+			peeks.collect(ctx, q, len(inflight) == 0 && q.left() == 0)
 			for len(inflight) < stopWindow && time.Since(ran) <= yieldEvery {
 				p, more := q.pop(len(inflight) == 0)
 				if !more {
 					break
-				}
-				if peeker != nil && p.state != "R" {
-					if s, peeked := peekThread(dir, p.tid, &maps, stackWindow, scratch, peeker); peeked {
-						s.name, s.state = p.name, p.state
-						ok++
-						out.send(&indexed{p.idx, s})
-						if len(inflight) > 0 {
-							break
-						}
-						continue
-					}
 				}
 				// Borrowed before the interrupt. The kernel then wakes a
 				// real-time thread on another CPU than the pinned
@@ -471,7 +476,7 @@ func captureEach(ctx context.Context, dir *taskDir, first *threadList, maps []Ma
 					switch {
 					case errors.Is(err, syscall.ESRCH):
 						res.notes = append(res.notes, fmt.Sprintf("thread %d exited before it could be read", f.tid))
-					case ok == 0 && len(inflight) == 0 && (errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES)):
+					case ok+peeks.done() == 0 && len(inflight) == 0 && (errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES)):
 						res.err = explain(pid, err)
 						return res
 					default:
@@ -535,11 +540,143 @@ func captureEach(ctx context.Context, dir *taskDir, first *threadList, maps []Ma
 			break
 		}
 		tids = slices.DeleteFunc(tids, func(tid int) bool { return q.seen[tid] })
-		info = readAhead(dir, tids)
-		defer info.close()
-		q.add(tids, info)
+		info = nil
+		if peeks == nil {
+			info = readAhead(dir, tids)
+			defer info.close()
+		}
+		listed(tids, info)
 	}
 	return res
+}
+
+// peekPool reads threads without stopping them for captureEach: one
+// goroutine per worker, each with its own copy buffer, takes the threads
+// of a listing in turn, reads each one's name and state, peeks it
+// (peekThread) unless it is running, hands what it read to the workers,
+// and passes the threads it could not read to the tracer. A peek needs no
+// ptrace, and its reads of /proc, about 36 µs of kernel time a thread,
+// were most of the tracer's work in a process of blocked threads; made by
+// the tracer, they were made one at a time and kept the threads in flight
+// stopped (bench/dump.md). Its methods are for the tracer; those of a nil
+// pool do nothing.
+type peekPool struct {
+	w           *worker
+	dir         *taskDir
+	maps        []Mapping
+	stackWindow int
+	out         chan<- []*indexed
+	failed      chan pending // threads to stop
+
+	read   atomic.Int64  // threads read
+	handed int           // threads handed to the peekers
+	got    int           // threads passed back and collected
+	idle   chan struct{} // closed when the last listing's peekers are done
+	quit   atomic.Bool
+	wg     sync.WaitGroup
+}
+
+// peek hands the listing tids, whose first thread is at base in the dump,
+// to the peekers.
+func (pp *peekPool) peek(tids []int, base int) {
+	pp.handed += len(tids)
+	idle := make(chan struct{})
+	pp.idle = idle
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(pp.w.opts.Workers, len(tids)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			maps := pp.maps // readStack replaces it when a stack is in no mapping read
+			scratch := make([]byte, pp.stackWindow+redZone)
+			b := &batcher{out: pp.out}
+			defer b.flush()
+			for !pp.quit.Load() {
+				i := int(next.Add(1)) - 1
+				if i >= len(tids) {
+					return
+				}
+				p := pending{tid: tids[i], idx: base + i, taskInfo: pp.dir.threadInfo(tids[i])}
+				if p.state != "R" {
+					if s, ok := peekThread(pp.dir, p.tid, &maps, pp.stackWindow, scratch, pp.w); ok {
+						s.name, s.state = p.name, p.state
+						b.send(&indexed{p.idx, s})
+						pp.read.Add(1)
+						continue
+					}
+				}
+				pp.failed <- p
+			}
+		}()
+	}
+	pp.wg.Add(1)
+	go func() {
+		defer pp.wg.Done()
+		wg.Wait()
+		close(idle)
+	}()
+}
+
+// outstanding returns how many threads handed to the peekers were neither
+// read nor collected.
+func (pp *peekPool) outstanding() int {
+	if pp == nil {
+		return 0
+	}
+	return pp.handed - int(pp.read.Load()) - pp.got
+}
+
+// done returns how many threads the peekers read.
+func (pp *peekPool) done() int {
+	if pp == nil {
+		return 0
+	}
+	return int(pp.read.Load())
+}
+
+// collect pushes the threads passed back onto q; with wait, it first waits
+// for one, for the peekers to finish or for ctx to end, while any are out.
+func (pp *peekPool) collect(ctx context.Context, q *queue, wait bool) {
+	if pp == nil {
+		return
+	}
+	if wait && pp.outstanding() > 0 {
+		select {
+		case p := <-pp.failed:
+			pp.got++
+			q.push(p)
+		case <-pp.idle:
+		case <-ctx.Done():
+		}
+	}
+	for {
+		select {
+		case p := <-pp.failed:
+			pp.got++
+			q.push(p)
+		default:
+			return
+		}
+	}
+}
+
+// stop ends the peeks (an interrupted dump drops the rest) and waits for
+// the peekers, which send to the workers, to finish.
+func (pp *peekPool) stop() {
+	pp.quit.Store(true)
+	finished := make(chan struct{})
+	go func() {
+		pp.wg.Wait()
+		close(finished)
+	}()
+	for {
+		select {
+		case <-pp.failed:
+		case <-finished:
+			return
+		}
+	}
 }
 
 // pending is a thread captureEach is to interrupt.
@@ -572,12 +709,12 @@ type queue struct {
 	groups   map[int][]pending // by CPU
 	cur      []pending         // the group being taken
 	deferred int               // threads in groups and cur
+	arrived  []pending         // passed back by the peekers, to take before the listing
 }
 
-func newQueue(tids []int, info *threadInfos) *queue {
-	q := &queue{seen: make(map[int]bool, len(tids)), groups: map[int][]pending{}}
+func newQueue() *queue {
+	q := &queue{seen: map[int]bool{}, groups: map[int][]pending{}}
 	q.cpu.init()
-	q.add(tids, info)
 	return q
 }
 
@@ -589,22 +726,37 @@ func (q *queue) add(tids []int, info *threadInfos) {
 
 // left says how many threads are still to be taken.
 func (q *queue) left() int {
-	return len(q.tids) - q.next + q.deferred
+	return len(q.tids) - q.next + q.deferred + len(q.arrived)
 }
+
+// skip leaves the rest of the listing to the peekers.
+func (q *queue) skip() {
+	for _, tid := range q.tids[q.next:] {
+		q.seen[tid] = true
+	}
+	q.next = len(q.tids)
+}
+
+// push adds a thread the peekers passed back.
+func (q *queue) push(p pending) { q.arrived = append(q.arrived, p) }
 
 // pop returns the next thread to interrupt, with more false if there is
 // none for now. The tracer moves to another CPU only when idle, with no
 // thread in flight.
 func (q *queue) pop(idle bool) (p pending, more bool) {
-	for q.next < len(q.tids) {
-		i := q.next
-		q.next++
-		tid := q.tids[i]
-		if q.seen[tid] {
-			continue
+	for len(q.arrived) > 0 || q.next < len(q.tids) {
+		if len(q.arrived) > 0 {
+			p, q.arrived = q.arrived[0], q.arrived[1:]
+		} else {
+			i := q.next
+			q.next++
+			tid := q.tids[i]
+			if q.seen[tid] {
+				continue
+			}
+			q.seen[tid] = true
+			p = pending{tid: tid, idx: q.base + i, taskInfo: q.info.get(i)}
 		}
-		q.seen[tid] = true
-		p = pending{tid: tid, idx: q.base + i, taskInfo: q.info.get(i)}
 		if q.cpu.cur < 0 {
 			// The tracer goes where the first thread is.
 			if idle {
@@ -764,7 +916,9 @@ func readStopped(pid, tid, sig int, t0 time.Time, maps *[]Mapping, stackWindow i
 // peek's second look at the thread, so that what it reads beyond the copy
 // (a signal stack elsewhere, a stack deeper than the window, or all of it
 // when the stack pointer is in no mapping read) is read while the thread
-// is known not to have run. Tracer thread only.
+// is known not to have run. maps and scratch are the caller's own; the
+// thread is read through /proc and its memory, never ptrace, so any
+// goroutine may peek.
 func peekThread(dir *taskDir, tid int, maps *[]Mapping, stackWindow int, scratch []byte, w *worker) (snapshot, bool) {
 	s := snapshot{tid: tid}
 	var st unwind.Stack
