@@ -1209,7 +1209,11 @@ func (w *worker) thread(s *snapshot) Thread {
 		st = &u
 	}
 	t.Truncated, t.Stop = st.Truncated, st.Stop
-	t.Frames = make([]Frame, 0, len(st.Frames)+len(st.Frames)/2)
+	// Gathered on the goroutine's stack and copied out at their number:
+	// sized by a guess (half again the physical frames), the result was
+	// cleared and faulted in for up to half again the frames it held.
+	var buf [128]Frame
+	frames := buf[:0]
 	for i, f := range st.Frames {
 		// A signal trampoline is entered, not called: its address is
 		// looked up as is, as eu-stack does (libdwfl's isactivation).
@@ -1224,18 +1228,20 @@ func (w *worker) thread(s *snapshot) Thread {
 			name = m.info.Name
 		}
 		if m == nil || w.opts.NoSymbols {
-			t.Frames = append(t.Frames, Frame{Index: i, PC: f.PC, Exact: f.Exact, Module: name, Method: f.Method.String()})
+			frames = append(frames, Frame{Index: i, PC: f.PC, Exact: f.Exact, Module: name, Method: f.Method.String()})
 			continue
 		}
 		sfs := m.frames(f.PC, exact, w.opts)
 		if len(sfs) == 0 {
-			t.Frames = append(t.Frames, Frame{Index: i, PC: f.PC, Exact: f.Exact, Module: name, Method: f.Method.String()})
+			frames = append(frames, Frame{Index: i, PC: f.PC, Exact: f.Exact, Module: name, Method: f.Method.String()})
 			continue
 		}
 		for _, sf := range sfs {
-			t.Frames = append(t.Frames, Frame{Index: i, PC: f.PC, Exact: f.Exact, Module: name, Method: f.Method.String(),
+			frames = append(frames, Frame{Index: i, PC: f.PC, Exact: f.Exact, Module: name, Method: f.Method.String(),
 				Function: sf.Function, File: sf.File, Line: int(sf.Line), Inlined: sf.Inlined})
 		}
 	}
+	t.Frames = make([]Frame, len(frames))
+	copy(t.Frames, frames)
 	return t
 }

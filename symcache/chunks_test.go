@@ -16,11 +16,14 @@ func TestChunks(t *testing.T) {
 			t.Fatalf("add %d: index %d", i, got)
 		}
 		want = append(want, i*7)
+		if i == 9 && cap(l.c[0]) > firstChunk {
+			t.Fatalf("10 records take room for %d", cap(l.c[0]))
+		}
 	}
 	if l.len() != n {
 		t.Fatalf("len %d, want %d", l.len(), n)
 	}
-	for _, i := range []int{0, 1, 1<<chunkBits - 1, 1 << chunkBits, n - 1} {
+	for _, i := range []int{0, 1, firstChunk - 1, firstChunk, 1<<chunkBits - 1, 1 << chunkBits, n - 1} {
 		if *l.at(uint32(i)) != want[i] {
 			t.Errorf("at(%d) = %d, want %d", i, *l.at(uint32(i)), want[i])
 		}
