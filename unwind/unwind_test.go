@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -394,4 +395,23 @@ func FuzzUnwind(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRegsMap checks that Map names exactly the known registers, and leaves
+// out those beyond the architecture's names.
+func TestRegsMap(t *testing.T) {
+	regs := unwind.NewRegs(unwind.AMD64)
+	regs.Set(7, 0x7ffd0000) // rsp
+	regs.Set(16, 0x401000)  // rip
+	regs.Set(5, 3)          // rdi
+	regs.Set(len(unwind.AMD64.Names), 9)
+	m := regs.Map()
+	want := map[string]uint64{"rsp": 0x7ffd0000, "rip": 0x401000, "rdi": 3}
+	if !maps.Equal(m, want) {
+		t.Errorf("Map() = %v, want %v", m, want)
+	}
+	regs.Clear(5)
+	if _, ok := regs.Map()["rdi"]; ok {
+		t.Errorf("a cleared register is in the map")
+	}
 }
