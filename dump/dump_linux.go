@@ -558,8 +558,8 @@ func captureEach(ctx context.Context, dir *taskDir, first *threadList, maps []Ma
 // ptrace, and its reads of /proc, about 36 µs of kernel time a thread,
 // were most of the tracer's work in a process of blocked threads; made by
 // the tracer, they were made one at a time and kept the threads in flight
-// stopped (bench/dump.md). Its methods are for the tracer; those of a nil
-// pool do nothing.
+// stopped (bench/dump.md). Its methods are for the tracer; outstanding,
+// done and collect of a nil pool do nothing.
 type peekPool struct {
 	w           *worker
 	dir         *taskDir
