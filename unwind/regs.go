@@ -56,8 +56,9 @@ func (r *Regs) FP() uint64 { v, _ := r.Get(r.Arch.FP); return v }
 func (r *Regs) Map() map[string]uint64 {
 	// Sized at once to what it holds: a dump makes one map per thread,
 	// growing each cost more than filling it, and a map of at most eight
-	// (a thread read without stopping it shows eight registers) needs no
-	// table, which sized for every register took 7 % of a dump's CPU.
+	// (a thread read without stopping it shows at most eight registers)
+	// needs no table, which sized for every register took 7 % of a
+	// dump's CPU.
 	named := r.valid & (1<<min(NumRegs, len(r.Arch.Names)) - 1)
 	m := make(map[string]uint64, bits.OnesCount64(named))
 	for i := 0; i < NumRegs && i < len(r.Arch.Names); i++ {

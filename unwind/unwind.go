@@ -83,9 +83,9 @@ func Unwind(regs Regs, mem Memory, space *Space, opts Options) Stack {
 		opts.MaxFrames = 256
 	}
 	// The frames are gathered on the goroutine's stack and copied out
-	// once: grown by append on the heap, a deep stack's walk cleared and
-	// discarded twice its size, a sixth of the CPU of a dump of 1000
-	// threads 100 frames deep (bench/dump.md).
+	// once: grown by append on the heap, a walk cleared about twice the
+	// room it kept, and the growth was a sixth of the CPU of a dump of
+	// 1000 threads 100 frames deep (bench/dump.md).
 	var buf [256]Frame
 	frames, truncated, stop := walk(regs, mem, space, opts, buf[:0])
 	st := Stack{Truncated: truncated, Stop: stop}
