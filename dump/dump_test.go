@@ -440,10 +440,17 @@ func TestThreadsExiting(t *testing.T) {
 			t.Fatalf("dump %d: %v", i, err)
 		}
 		workers := 0
+		seen := map[int]bool{}
 		for _, th := range d.Threads {
 			if strings.HasPrefix(th.Name, "worker-") {
 				workers++
 			}
+			if seen[th.TID] {
+				// The second listing, for threads started during the
+				// dump, must leave out those of the first.
+				t.Errorf("dump %d: thread %d twice", i, th.TID)
+			}
+			seen[th.TID] = true
 		}
 		if workers != 4 {
 			t.Errorf("dump %d: %d workers", i, workers)
