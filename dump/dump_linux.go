@@ -1241,7 +1241,6 @@ func (w *worker) thread(s *snapshot) Thread {
 				Function: sf.Function, File: sf.File, Line: int(sf.Line), Inlined: sf.Inlined})
 		}
 	}
-	t.Frames = make([]Frame, len(frames))
-	copy(t.Frames, frames)
+	t.Frames = slices.Clone(frames)
 	return t
 }

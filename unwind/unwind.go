@@ -3,6 +3,7 @@ package unwind
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/backtrail/backtrail/debugfile/cfi"
 )
@@ -90,8 +91,7 @@ func Unwind(regs Regs, mem Memory, space *Space, opts Options) Stack {
 	frames, truncated, stop := walk(regs, mem, space, opts, buf[:0])
 	st := Stack{Truncated: truncated, Stop: stop}
 	if len(frames) > 0 {
-		st.Frames = make([]Frame, len(frames))
-		copy(st.Frames, frames)
+		st.Frames = slices.Clone(frames)
 	}
 	return st
 }

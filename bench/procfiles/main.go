@@ -4,8 +4,9 @@
 // this machine: for every thread of a process, the open, the read and the
 // close of each file that backtrail dump reads per thread (stat, schedstat,
 // syscall) and of status, which could stand for stat and schedstat, each
-// step over all threads in turn, against getpid, the cheapest system call. It explains the floor under a dump of many
-// threads (bench/dump.md, ninth round).
+// step over all threads in turn, against getpid, the cheapest system
+// call. It explains the floor under a dump of many threads (bench/dump.md,
+// ninth round).
 //
 // usage: go run ./bench/procfiles PID
 package main
