@@ -173,7 +173,7 @@ func parseStat(b []byte) (procStat, error) {
 	i := bytes.IndexByte(b, '(')
 	j := bytes.LastIndexByte(b, ')')
 	if i < 0 || j < i || j+4 > len(b) {
-		return s, fmt.Errorf("malformed stat %q", b)
+		return s, fmt.Errorf("malformed stat %q", string(b)) // a copy: b stays on the caller's stack
 	}
 	s.Comm = string(b[i+1 : j])
 	// ") S 123 …": the state letter, the parent's pid, … the CPU.
@@ -204,7 +204,7 @@ func parseStat(b []byte) (procStat, error) {
 		}
 	}
 	if n < 2 {
-		return s, fmt.Errorf("malformed stat %q", b)
+		return s, fmt.Errorf("malformed stat %q", string(b))
 	}
 	return s, nil
 }

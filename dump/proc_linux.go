@@ -8,8 +8,10 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"unsafe"
 
 	"github.com/backtrail/backtrail/unwind"
+	"golang.org/x/sys/unix"
 )
 
 // taskDir is an open /proc/PID/task directory. A thread's files are
@@ -68,8 +70,8 @@ func (d *taskDir) threadInfo(tid int) taskInfo {
 		return taskInfo{cpu: -1}
 	}
 	var buf [512]byte
-	n, err := syscall.Read(fd, buf[:])
-	syscall.Close(fd)
+	n, err := pread(fd, buf[:])
+	closeFD(fd)
 	if err != nil || n <= 0 {
 		return taskInfo{cpu: -1}
 	}
@@ -80,11 +82,38 @@ func (d *taskDir) threadInfo(tid int) taskInfo {
 }
 
 // openTask opens file name of thread tid, read-only.
+//
+// It, pread and closeFD make raw system calls (see raw): a dump of 1000
+// blocked threads makes 12,000 of them, and announced to the scheduler,
+// those that outlast its 20 µs tick had sysmon hand the caller's P to
+// another thread and poll every 20 µs, which cost 9 % of a dump's CPU
+// (bench/dump.md, eleventh round). Unlike raw, they leave their buffers
+// on the caller's stack.
 func (d *taskDir) openTask(tid int, name string) (int, error) {
 	var path [48]byte
 	p := append(append(strconv.AppendInt(path[:0], int64(tid), 10), '/'), name...)
-	return syscall.Openat(d.fd, string(p), syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if len(p) >= len(path) {
+		return -1, syscall.ENAMETOOLONG
+	}
+	path[len(p)] = 0
+	fd, _, e := unix.RawSyscall6(unix.SYS_OPENAT, uintptr(d.fd), uintptr(unsafe.Pointer(&path[0])), unix.O_RDONLY|unix.O_CLOEXEC, 0, 0, 0)
+	if e != 0 {
+		return -1, e
+	}
+	return int(fd), nil
 }
+
+// pread reads file fd from its start into b.
+func pread(fd int, b []byte) (int, error) {
+	n, _, e := unix.RawSyscall6(unix.SYS_PREAD64, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)), 0, 0, 0)
+	if e != 0 {
+		return 0, e
+	}
+	return int(n), nil
+}
+
+// closeFD closes fd.
+func closeFD(fd int) { unix.RawSyscall(unix.SYS_CLOSE, uintptr(fd), 0, 0) }
 
 // peek reads the registers of thread tid from its syscall file, which the
 // kernel fills in only while the thread is blocked (it says "running"
@@ -101,10 +130,10 @@ func (d *taskDir) peek(tid int, read func(regs *unwind.Regs)) bool {
 	if err != nil {
 		return false
 	}
-	defer syscall.Close(fd)
+	defer closeFD(fd)
 	var buf [160]byte
 	runs := func() (string, bool) {
-		n, err := syscall.Pread(fd, buf[:], 0)
+		n, err := pread(fd, buf[:])
 		if err != nil || n <= 0 {
 			return "", false
 		}
@@ -120,8 +149,8 @@ func (d *taskDir) peek(tid int, read func(regs *unwind.Regs)) bool {
 	if err != nil {
 		return false
 	}
-	n, err := syscall.Read(sfd, buf[:])
-	syscall.Close(sfd)
+	n, err := pread(sfd, buf[:])
+	closeFD(sfd)
 	if err != nil || n <= 0 {
 		return false
 	}
