@@ -281,6 +281,7 @@ func convertUnits(d *dwarf.Data, order []int, p *unitPlan, opts BuildOptions, ad
 		out   *unitTables
 		err   error
 		owner bool // the unit owns addresses
+		lines extent // of .debug_line the unit's line program was read from
 		done  chan struct{}
 	}
 	// Tables circulate between workers and the merger, so their buffers
@@ -324,7 +325,7 @@ func convertUnits(d *dwarf.Data, order []int, p *unitPlan, opts BuildOptions, ad
 					j.owner = true
 					c.emitOwned(owned, clipCover(p.cover, owned))
 				}
-				releaseUnit(d, &units[j.unit], &c.lt)
+				j.lines = extent{c.lt.ProgramOffset(), c.lt.ProgramOffset() + uint64(len(c.lt.Program()))}
 				close(j.done)
 			}
 		}()
@@ -342,6 +343,8 @@ func convertUnits(d *dwarf.Data, order []int, p *unitPlan, opts BuildOptions, ad
 	var firstErr error
 	done, converted := 0, 0
 	var sinceRelease uint64 // bytes of entries converted since releaseShared
+	var read unitBytes
+	release := len(d.Sections().Info) >= releaseFrom
 	for j := range results {
 		<-j.done
 		done++
@@ -356,29 +359,80 @@ func convertUnits(d *dwarf.Data, order []int, p *unitPlan, opts BuildOptions, ad
 			add(j.unit, j.out)
 			converted++
 		}
-		sinceRelease += units[j.unit].End - units[j.unit].Offset
-		if sinceRelease >= sharedBudget {
+		u := &units[j.unit]
+		read.info.add(extent{u.Offset, u.End})
+		read.lines.add(j.lines)
+		if release && read.size() >= unitBudget {
+			read.release(d)
+		}
+		sinceRelease += u.End - u.Offset
+		if release && sinceRelease >= sharedBudget {
 			releaseShared(d)
 			sinceRelease = 0
 		}
 		free <- j.out
 	}
 	wg.Wait()
-	releaseShared(d)
+	if release {
+		read.release(d)
+		releaseShared(d)
+	}
 	if firstErr != nil && converted == 0 {
 		return firstErr
 	}
 	return nil
 }
 
-// releaseUnit hands the pages of a converted unit's entries and line
-// program back to the kernel (they are read again from the file should
-// anything need them), so that resident memory does not grow with the
-// input.
-func releaseUnit(d *dwarf.Data, u *dwarf.Unit, lt *dwarf.LineTable) {
-	mmap.Release(d.Sections().Info[u.Offset:u.End])
-	mmap.Release(lt.Program())
+// extent is a range of offsets within a section, empty when lo >= hi.
+type extent struct{ lo, hi uint64 }
+
+// add widens s to cover t.
+func (s *extent) add(t extent) {
+	switch {
+	case t.lo >= t.hi:
+	case s.lo >= s.hi:
+		*s = t
+	default:
+		s.lo, s.hi = min(s.lo, t.lo), max(s.hi, t.hi)
+	}
 }
+
+// unitBytes spans the entries and line programs of the units converted
+// since their pages were last handed back to the kernel (they are read
+// again from the file should anything need them), so that resident memory
+// does not grow with the input.
+type unitBytes struct{ info, lines extent }
+
+func (r unitBytes) size() uint64 { return r.info.hi - r.info.lo + r.lines.hi - r.lines.lo }
+
+// release hands back the pages r spans, and empties r. The units in
+// flight that the spans reach over read theirs again.
+func (r *unitBytes) release(d *dwarf.Data) {
+	s := d.Sections()
+	if r.info.lo < r.info.hi {
+		mmap.Release(s.Info[r.info.lo:r.info.hi])
+	}
+	if r.lines.lo < r.lines.hi {
+		mmap.Release(s.Line[r.lines.lo:r.lines.hi])
+	}
+	*r = unitBytes{}
+}
+
+// unitBudget is how many bytes of entries and line programs convert
+// between releases of their pages. Released after each unit, as before,
+// the 4,126 units of libc's DWARF took two madvise calls each, whose
+// flushes of the TLB, and the faults on the pages neighbouring units
+// shared, were a quarter of the time of building its symcache
+// (bench/symcache.md, run X). Units bigger than this are still released
+// one at a time.
+const unitBudget = 1 << 20
+
+// releaseFrom is the size of .debug_info from which a conversion hands
+// pages back at all. Smaller DWARF stays mapped whole, at most tens of
+// megabytes: the releases' flushes of the TLB, and the faults that read the
+// pages again, cost more than the memory (a dump converts a few of libc's
+// units one at a time, and each released the shared strings).
+const releaseFrom = 16 << 20
 
 // sharedBudget is how many bytes of units' entries convert between
 // releases of the shared sections. Released after every unit, the strings

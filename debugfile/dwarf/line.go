@@ -24,10 +24,11 @@ type LineTable struct {
 	Version uint16
 	Rows    []LineRow
 
-	program []byte
-	compDir []byte
-	dirs    [][]byte
-	files   []lineFile
+	program    []byte
+	programOff uint64 // within .debug_line
+	compDir    []byte
+	dirs       [][]byte
+	files      []lineFile
 }
 
 type lineFile struct {
@@ -63,7 +64,7 @@ func (d *Data) ReadLineTable(ui *UnitInfo, lt *LineTable) error {
 		return &bin.DecodeError{Name: ".debug_line", Offset: off, Err: fmt.Sprintf("unit length %#x exceeds section", length)}
 	}
 	endPos := b.Pos() + int(length)
-	lt.program = sec[off : off+uint64(endPos)]
+	lt.program, lt.programOff = sec[off:off+uint64(endPos)], off
 	b = bin.New(".debug_line", off, lt.program, d.big)
 	b.Seek(endPos - int(length))
 	lt.Version = b.U16()
@@ -294,6 +295,9 @@ func (lt *LineTable) run(b *bin.Buf, end int, addrSize uint8, minInst, maxOps ui
 // Program returns the bytes of the line number program read, header
 // included: a view into .debug_line.
 func (lt *LineTable) Program() []byte { return lt.program }
+
+// ProgramOffset returns the offset of Program within .debug_line.
+func (lt *LineTable) ProgramOffset() uint64 { return lt.programOff }
 
 // NumFiles returns one more than the largest valid file index.
 func (lt *LineTable) NumFiles() int {
