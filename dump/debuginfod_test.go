@@ -18,6 +18,8 @@ import (
 	"github.com/backtrail/backtrail/debugfile/elf"
 	"github.com/backtrail/backtrail/dump"
 	"github.com/backtrail/backtrail/internal/testenv"
+	"github.com/backtrail/backtrail/symbolize"
+	"github.com/backtrail/backtrail/symcache"
 )
 
 // TestDebuginfod dumps a target whose debug information was split off
@@ -107,8 +109,10 @@ func TestCancel(t *testing.T) {
 // TestDecompressedCopy dumps a target whose debug information sits in a
 // separate, compressed debug file under a .build-id tree, as distributions
 // ship them: the first dump leaves an uncompressed copy in the cache, and
-// that dump, the next one (from the copy) and one whose cache cannot be
-// written (from the compressed file) agree frame for frame.
+// its symcache beside it, and that dump, the next one (from the symcache),
+// one whose cache cannot be written (from the compressed file, indexed
+// lazily) and those that find a damaged symcache or another object's in
+// its place (and build it again) agree frame for frame.
 func TestDecompressedCopy(t *testing.T) {
 	objcopy := testenv.Tool(t, "objcopy")
 	exe := buildTarget(t, variants[1])
@@ -166,6 +170,49 @@ func TestDecompressedCopy(t *testing.T) {
 	}
 	if texts[1] != texts[0] || texts[2] != texts[0] {
 		t.Errorf("dumps differ:\nfirst:\n%s\nfrom the copy:\n%s\nwithout a cache:\n%s", texts[0], texts[1], texts[2])
+	}
+	index := filepath.Join(cache, ".build-id", id[:2], id[2:]+".symcache")
+	checkIndex := func(when string) {
+		t.Helper()
+		sc, err := symcache.Open(index)
+		if err != nil {
+			t.Fatalf("%s: %v", when, err)
+		}
+		defer sc.Close()
+		if got := sc.Info().CodeID; got != id {
+			t.Errorf("%s: the symcache is of %s, want %s", when, got, id)
+		}
+	}
+	checkIndex("after the first dumps")
+	other, err := debugfile.Open(filepath.Join("..", "testdata", "sentry-symbolic", "linux", "crash.debug"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := other.Objects[0]
+	otherIndex, err := symbolize.BuildObject(o, o, symbolize.BuildOptions{})
+	other.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []struct {
+		name string
+		data []byte
+	}{{"a damaged", []byte("BTSC not a symcache")}, {"another object's", otherIndex}} {
+		if err := os.WriteFile(index, bad.data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		d, err := dump.Dump(context.Background(), tg.pid, dump.Options{CacheDir: cache, DebugDirs: []string{debugDir}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, th := range d.Threads {
+			b.WriteString(text(th))
+		}
+		if b.String() != texts[0] {
+			t.Errorf("with %s symcache in the cache: dump differs:\n%s\nwant:\n%s", bad.name, b.String(), texts[0])
+		}
+		checkIndex("after a dump that found " + bad.name + " symcache")
 	}
 	ef, err := elf.Open(copied)
 	if err != nil {
