@@ -280,7 +280,7 @@ func convertUnits(d *dwarf.Data, order []int, p *unitPlan, opts BuildOptions, ad
 		unit  int
 		out   *unitTables
 		err   error
-		owner bool // the unit owns addresses
+		owner bool   // the unit owns addresses
 		lines extent // of .debug_line the unit's line program was read from
 		done  chan struct{}
 	}
