@@ -94,13 +94,16 @@ type Thread struct {
 type Frame struct {
 	Index    int    // the physical frame number, #N in the text output
 	PC       uint64 // the instruction (Exact) or the return address
-	Exact    bool   // PC is the instruction itself: frame 0 or a signal-interrupted frame
 	Module   string // the module's name, "" when no module holds PC
 	Function string
 	File     string
 	Line     int
-	Inlined  bool   // inlined into the next frame
 	Method   string // how the frame was found: context, cfi, signal, fp
+	// The flags come last, together: between the words they padded a
+	// frame to 104 bytes, and a dump of 1000 threads × 100 frames
+	// allocates a hundred thousand frames in fresh pages.
+	Exact   bool // PC is the instruction itself: frame 0 or a signal-interrupted frame
+	Inlined bool // inlined into the next frame
 }
 
 // Module is a loaded image.

@@ -98,8 +98,10 @@ func Dump(ctx context.Context, pid int, opts Options) (*Process, error) {
 	// capturing; results land by index, so order does not depend on
 	// scheduling.
 	var (
-		mu      sync.Mutex
-		threads = map[int]Thread{}
+		mu sync.Mutex
+		// threads holds the results by index in the dump, the first
+		// listing's size from the start; a thread not dumped has TID 0.
+		threads []Thread
 		jobs    = make(chan []*indexed, 1024)
 		wg      sync.WaitGroup
 	)
@@ -110,11 +112,17 @@ func Dump(ctx context.Context, pid int, opts Options) (*Process, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var frames []Frame
 			for batch := range jobs {
 				for _, j := range batch {
-					t := w.thread(&j.snap)
+					t := w.thread(&j.snap, &frames)
 					stacks.put(j.snap.stack)
 					mu.Lock()
+					if j.idx >= len(threads) {
+						listed, _, _ := first.wait()
+						threads = slices.Grow(threads, max(j.idx+1, len(listed))-len(threads))
+						threads = threads[:cap(threads)]
+					}
 					threads[j.idx] = t
 					mu.Unlock()
 				}
@@ -170,14 +178,7 @@ func Dump(ctx context.Context, pid int, opts Options) (*Process, error) {
 	if res.err != nil {
 		return nil, res.err
 	}
-	idx := make([]int, 0, len(threads))
-	for i := range threads {
-		idx = append(idx, i)
-	}
-	slices.Sort(idx)
-	for _, i := range idx {
-		p.Threads = append(p.Threads, threads[i])
-	}
+	p.Threads = slices.DeleteFunc(threads, func(t Thread) bool { return t.TID == 0 })
 	for _, m := range mods {
 		if m.sym != nil || m.info.DebugID != "" {
 			p.Modules = append(p.Modules, m.info)
@@ -1197,7 +1198,12 @@ func (w *worker) unwind(s *snapshot) unwind.Stack {
 	return unwind.Unwind(s.regs, mem, w.space, uo)
 }
 
-func (w *worker) thread(s *snapshot) Thread {
+// thread unwinds (unless a peek did) and symbolizes snapshot s. It
+// gathers the frames in *scratch, the caller's own buffer, and copies them
+// out at their number: sized by a guess (half again the physical frames),
+// the result was cleared and faulted in for up to half again the frames it
+// held, and a buffer on the goroutine's stack was cleared for every thread.
+func (w *worker) thread(s *snapshot, scratch *[]Frame) Thread {
 	if s.name == "" && s.state == "" {
 		ti := w.dir.threadInfo(s.tid)
 		s.name, s.state = ti.name, ti.state
@@ -1209,11 +1215,7 @@ func (w *worker) thread(s *snapshot) Thread {
 		st = &u
 	}
 	t.Truncated, t.Stop = st.Truncated, st.Stop
-	// Gathered on the goroutine's stack and copied out at their number:
-	// sized by a guess (half again the physical frames), the result was
-	// cleared and faulted in for up to half again the frames it held.
-	var buf [128]Frame
-	frames := buf[:0]
+	frames := (*scratch)[:0]
 	for i, f := range st.Frames {
 		// A signal trampoline is entered, not called: its address is
 		// looked up as is, as eu-stack does (libdwfl's isactivation).
@@ -1241,6 +1243,7 @@ func (w *worker) thread(s *snapshot) Thread {
 				Function: sf.Function, File: sf.File, Line: int(sf.Line), Inlined: sf.Inlined})
 		}
 	}
+	*scratch = frames
 	t.Frames = slices.Clone(frames)
 	return t
 }
