@@ -29,6 +29,9 @@ func TestParseSyscall(t *testing.T) {
 		{"0 0x3 0x1\n", false, 0, 0, 0, 0},                          // a system call has six
 		{"0 0x3 0x1 0x0 0x0 0x0 0x0 0xzz 0x1\n", false, 0, 0, 0, 0},
 		{"x 0x1 0x2\n", false, 0, 0, 0, 0},
+		{"-2 0x1 0x2\n", false, 0, 0, 0, 0},                                                              // only -1 stands alone
+		{"0 0x3 0x1 0x0 0x0 0x0 0x0 0x7ffc0 0x4011d2 0x5\n", false, 0, 0, 0, 0},                          // ten fields
+		{"0x1 0x7ffc0 0x4011d2\n", false, 0, 0, 0, 0},                                                    // the number is decimal
 		{"0 0x3 0x7f8f51bbdcdf 0x1 0x0 0x0 0x559a64df52e0 0x7f8f51bbdc90 0x7f8f51d1", false, 0, 0, 0, 0}, // cut short
 	} {
 		nr, args, sp, pc, ok := dump.ParseSyscall([]byte(c.in))

@@ -3,10 +3,10 @@
 package dump
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"syscall"
 	"unsafe"
 
@@ -167,26 +167,51 @@ func (d *taskDir) peek(tid int, read func(regs *unwind.Regs)) bool {
 // parseSyscall parses a /proc/PID/task/TID/syscall line: "NR ARG1 … ARG6
 // SP PC" in a system call, "-1 SP PC" when blocked outside one, "running"
 // when the thread is on a CPU. A line cut short (no newline) is refused,
-// lest its last number be taken for the program counter.
+// lest its last number be taken for the program counter. It allocates
+// nothing: it runs once per thread peeked.
 func parseSyscall(b []byte) (nr int64, args [6]uint64, sp, pc uint64, ok bool) {
 	if len(b) == 0 || b[len(b)-1] != '\n' {
 		return 0, args, 0, 0, false
 	}
-	f := strings.Fields(string(b))
-	if len(f) != 3 && len(f) != 9 {
+	var f [9][]byte
+	n := 0
+	for rest := b[:len(b)-1]; len(rest) > 0; {
+		k := bytes.IndexByte(rest, ' ')
+		if k < 0 {
+			k = len(rest)
+		}
+		if k > 0 {
+			if n == len(f) {
+				return 0, args, 0, 0, false
+			}
+			f[n], n = rest[:k], n+1
+		}
+		rest = rest[min(k+1, len(rest)):]
+	}
+	if n != 3 && n != 9 {
 		return 0, args, 0, 0, false
 	}
-	nr, err := strconv.ParseInt(f[0], 10, 64)
-	if err != nil || (nr == -1) != (len(f) == 3) {
+	num, neg := f[0], false
+	if len(num) > 1 && num[0] == '-' {
+		num, neg = num[1:], true
+	}
+	u, good := parseUint(num, 10)
+	if !good || u > 1<<31 {
+		return 0, args, 0, 0, false
+	}
+	if nr = int64(u); neg {
+		nr = -nr
+	}
+	if (nr == -1) != (n == 3) {
 		return 0, args, 0, 0, false
 	}
 	var v [8]uint64
-	for i, s := range f[1:] {
-		if v[i], err = strconv.ParseUint(strings.TrimPrefix(s, "0x"), 16, 64); err != nil {
+	for i, s := range f[1:n] {
+		if v[i], good = parseUint(bytes.TrimPrefix(s, []byte("0x")), 16); !good {
 			return 0, args, 0, 0, false
 		}
 	}
-	rest := v[:len(f)-1]
+	rest := v[:n-1]
 	copy(args[:], rest[:len(rest)-2])
 	return nr, args, rest[len(rest)-2], rest[len(rest)-1], true
 }

@@ -2,6 +2,7 @@ package symcache
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -376,6 +377,9 @@ func (b *Builder) WriteTo(w io.Writer) (int64, error) {
 	if f, base, ok := positioned(w); ok {
 		return b.writeAt(f, base, &h, plan, &funcs)
 	}
+	if bb, ok := w.(*bytes.Buffer); ok {
+		bb.Grow(int(h.size)) // one allocation, not a doubling per write
+	}
 	cw := newCountWriter(w, 0)
 	b.writeFront(cw, &h, &funcs)
 	b.writeLocs(cw, &h, 0, h.nLocs)
@@ -677,13 +681,21 @@ func (p *packer) padBits() {
 // countWriter counts what it writes, from a starting offset, through a
 // buffer, and keeps the first error.
 type countWriter struct {
-	buf *bufio.Writer
+	w   io.Writer     // buf, or the destination when that is a buffer already
+	buf *bufio.Writer // nil when the destination is a bytes.Buffer
 	n   int64
 	err error
 }
 
+// newCountWriter returns a countWriter to w. A bytes.Buffer gets no
+// buffer in front: a lazy index builds a symcache in memory for every
+// unit it converts, and a 64 KB buffer for each was a fresh allocation.
 func newCountWriter(w io.Writer, n int64) *countWriter {
-	return &countWriter{buf: bufio.NewWriterSize(w, 64<<10), n: n}
+	if _, ok := w.(*bytes.Buffer); ok {
+		return &countWriter{w: w, n: n}
+	}
+	buf := bufio.NewWriterSize(w, 64<<10)
+	return &countWriter{w: buf, buf: buf, n: n}
 }
 
 // fail records err unless an error came first.
@@ -695,7 +707,7 @@ func (c *countWriter) fail(err error) {
 
 // flush writes out the buffer and returns the first error.
 func (c *countWriter) flush() error {
-	if c.err == nil {
+	if c.err == nil && c.buf != nil {
 		c.err = c.buf.Flush()
 	}
 	return c.err
@@ -705,7 +717,7 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	if c.err != nil {
 		return 0, c.err
 	}
-	n, err := c.buf.Write(p)
+	n, err := c.w.Write(p)
 	c.n += int64(n)
 	c.err = err
 	return n, err
