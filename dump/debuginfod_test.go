@@ -112,7 +112,8 @@ func TestCancel(t *testing.T) {
 // its symcache beside it, and that dump, the next one (from the symcache),
 // one whose cache cannot be written (from the compressed file, indexed
 // lazily) and those that find a damaged symcache or another object's in
-// its place (and build it again) agree frame for frame.
+// its place (and build it again), and one over the size limit for
+// building (indexed lazily, with no symcache made) agree frame for frame.
 func TestDecompressedCopy(t *testing.T) {
 	objcopy := testenv.Tool(t, "objcopy")
 	exe := buildTarget(t, variants[1])
@@ -213,6 +214,23 @@ func TestDecompressedCopy(t *testing.T) {
 			t.Errorf("with %s symcache in the cache: dump differs:\n%s\nwant:\n%s", bad.name, b.String(), texts[0])
 		}
 		checkIndex("after a dump that found " + bad.name + " symcache")
+	}
+	// A debug file over the limit is indexed lazily, with no symcache made.
+	os.Remove(index)
+	defer dump.SetCacheBuildMax(1)()
+	d, err := dump.Dump(context.Background(), tg.pid, dump.Options{CacheDir: cache, DebugDirs: []string{debugDir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, th := range d.Threads {
+		b.WriteString(text(th))
+	}
+	if b.String() != texts[0] {
+		t.Errorf("over the size limit: dump differs:\n%s\nwant:\n%s", b.String(), texts[0])
+	}
+	if _, err := os.Stat(index); !os.IsNotExist(err) {
+		t.Errorf("over the size limit: a symcache was built (%v)", err)
 	}
 	ef, err := elf.Open(copied)
 	if err != nil {

@@ -32,8 +32,10 @@ type Options struct {
 	// CacheDir holds debug files by build id, in a .build-id tree: those
 	// downloaded from debuginfod, and uncompressed copies of compressed
 	// local ones, made on first use (default
-	// $XDG_CACHE_HOME/backtrail/debug). A cache that cannot be written is
-	// skipped.
+	// $XDG_CACHE_HOME/backtrail/debug). Beside each (xx/yyyy.debug) it
+	// keeps its symcache (xx/yyyy.symcache), built on first use for files
+	// up to 64 MB, which later dumps open instead of indexing the debug
+	// file. A cache that cannot be written is skipped.
 	CacheDir string
 	// NoSymbols skips symbolization: frames carry addresses and modules
 	// only.

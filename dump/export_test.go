@@ -49,3 +49,11 @@ func Peek(pid, tid int, read func()) (sp, pc uint64, ok bool, err error) {
 	})
 	return sp, pc, ok, nil
 }
+
+// SetCacheBuildMax sets the size limit of the debug files whose symcache a
+// dump builds, and returns a function that restores it.
+func SetCacheBuildMax(n int64) (restore func()) {
+	old := cacheBuildMax
+	cacheBuildMax = n
+	return func() { cacheBuildMax = old }
+}

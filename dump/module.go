@@ -203,17 +203,20 @@ func (m *module) debugDirs(opts *Options, dirs []string) (_ []string, cached str
 
 // cachedIndex opens the symcache of the module with the debug file dbg,
 // kept in the cache beside dbg, and builds it when it is missing, stale
-// (another object's, or of an older format) or unreadable. It returns nil
-// when it can do neither, and the caller indexes dbg lazily. A dump of a
-// thousand threads spent about 30 ms of CPU, a sixth of its own, opening
-// libc's debug file lazily (its symbol table, and the headers of its 4,126
-// units) and converting the units it needed; the symcache opens in 1–3
-// ms. Building it costs a fifth of a second, once per build id
-// (bench/dump.md, eleventh round).
+// (another object's, or of an older format) or unreadable, and dbg is at
+// most cacheBuildMax bytes. It returns nil when it can do neither, and the
+// caller indexes dbg lazily. A dump of a thousand threads spent about 30
+// ms of CPU, a sixth of its own, opening libc's debug file lazily (its
+// symbol table, and the headers of its 4,126 units) and converting the
+// units it needed; the symcache opens in 1–3 ms. Building it costs a fifth
+// of a second, once per build id (bench/dump.md, eleventh round).
 func (m *module) cachedIndex(dbg string) *symbolize.Module {
 	path := strings.TrimSuffix(dbg, ".debug") + ".symcache"
 	if sym := m.openSymcache(path); sym != nil {
 		return sym
+	}
+	if st, err := os.Stat(dbg); err != nil || st.Size() > cacheBuildMax {
+		return nil
 	}
 	f, err := debugfile.Open(m.open)
 	if err != nil {
@@ -238,6 +241,14 @@ func (m *module) cachedIndex(dbg string) *symbolize.Module {
 	}
 	return m.openSymcache(path)
 }
+
+// cacheBuildMax is the size of the biggest debug file whose symcache a
+// dump builds: the system libraries' (libc's is 10 MB, built in 0.17 s).
+// Building one of a big program's, seconds for a gigabyte, would hold up
+// the first dump of a stuck process, which the lazy index answers in a
+// fraction of that; `backtrail symcache build` can make one, and a dump
+// uses a symcache it finds beside the debug file in the cache.
+var cacheBuildMax int64 = 64 << 20 // a variable for the test of the limit
 
 // openSymcache opens the symcache at path if it is the module's.
 func (m *module) openSymcache(path string) *symbolize.Module {

@@ -43,8 +43,11 @@ backtrail itself dies.
 
 Symbols come from the binaries, their separate debug files (next to the
 binary, by .gnu_debuglink, or under /usr/lib/debug/.build-id), or from a
-debuginfod server (--debuginfod, or DEBUGINFOD_URLS). For a Go program a
-note explains that OS threads show the Go scheduler, not goroutines.
+debuginfod server (--debuginfod, or DEBUGINFOD_URLS). Downloaded debug
+files, uncompressed copies of compressed ones and, for those up to 64 MB,
+their symcaches are kept in $XDG_CACHE_HOME/backtrail/debug by build id,
+so that only the first dump pays for them. For a Go program a note
+explains that OS threads show the Go scheduler, not goroutines.
 
 --stats prints, on stderr, how long the dump took and how long it kept
 threads from running: per thread, from PTRACE_INTERRUPT until its detach
