@@ -59,7 +59,8 @@ func Dump(ctx context.Context, pid int, opts Options) (*Process, error) {
 	}
 	start := time.Now()
 	p := &Process{PID: pid, Time: now(), Arch: hostArch}
-	if err := checkProcess(pid, p); err != nil {
+	nthreads, err := checkProcess(pid, p)
+	if err != nil {
 		return nil, err
 	}
 	dir, err := openTaskDir(pid)
@@ -73,7 +74,8 @@ func Dump(ctx context.Context, pid int, opts Options) (*Process, error) {
 	peek := peekable && !opts.Stop && !opts.Freeze
 	first := listThreads(dir, !opts.Freeze && !peek)
 	defer first.close()
-	maps, err := readMaps(pid)
+	// Each thread's stack and its guard page are a mapping each.
+	maps, err := readMaps(pid, 2*nthreads+64)
 	if err != nil {
 		return nil, explain(pid, err)
 	}
@@ -226,37 +228,39 @@ type captureResult struct {
 	err      error
 }
 
-// checkProcess fails for a missing or zombie process.
-func checkProcess(pid int, p *Process) error {
+// checkProcess fails for a missing or zombie process, and returns its
+// number of threads.
+func checkProcess(pid int, p *Process) (threads int, err error) {
 	// The main thread's stat file, not the process's: for the process
 	// the kernel adds up the times of every thread, 0.2–0.8 ms for a
 	// thousand of them where the thread's takes 20–35 µs. The name,
 	// state and parent are the main thread's in both.
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/stat", pid, pid))
 	if errors.Is(err, os.ErrNotExist) || pid <= 0 {
-		return fmt.Errorf("process %d: %w", pid, ErrNoProcess)
+		return 0, fmt.Errorf("process %d: %w", pid, ErrNoProcess)
 	}
 	if err != nil {
-		return explain(pid, err)
+		return 0, explain(pid, err)
 	}
 	st, err := parseStat(b)
 	if err != nil {
-		return fmt.Errorf("process %d: %w", pid, err)
+		return 0, fmt.Errorf("process %d: %w", pid, err)
 	}
 	p.Name = st.Comm
 	if st.State == 'Z' || st.State == 'X' {
-		return fmt.Errorf("process %d (%s) has exited and waits for its parent %d to reap it: %w", pid, st.Comm, st.PPID, ErrZombie)
+		return 0, fmt.Errorf("process %d (%s) has exited and waits for its parent %d to reap it: %w", pid, st.Comm, st.PPID, ErrZombie)
 	}
-	return nil
+	return st.Threads, nil
 }
 
-func readMaps(pid int) ([]Mapping, error) {
+// readMaps reads the process's mappings, with room for about n.
+func readMaps(pid, n int) ([]Mapping, error) {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/maps", pid))
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	maps, err := ParseMaps(f)
+	maps, err := parseMaps(f, n)
 	if err == nil && len(maps) == 0 {
 		// A process we may not trace shows an empty maps file.
 		err = syscall.EPERM
@@ -313,7 +317,7 @@ func readStack(pid int, maps *[]Mapping, regs *unwind.Regs, stackWindow int, scr
 	lo, hi, mp := stackRange(*maps, sp, stackWindow)
 	if mp == nil {
 		// A thread created after the maps were read: read them again.
-		if m, err := readMaps(pid); err == nil {
+		if m, err := readMaps(pid, len(*maps)+64); err == nil {
 			*maps = m
 			lo, hi, mp = stackRange(*maps, sp, stackWindow)
 		}

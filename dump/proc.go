@@ -34,8 +34,15 @@ func (m *Mapping) File() bool { return m.Inode != 0 && strings.HasPrefix(m.Path,
 
 // ParseMaps parses the contents of /proc/PID/maps. Malformed lines are
 // skipped; the result is sorted by address.
-func ParseMaps(r io.Reader) ([]Mapping, error) {
-	var out []Mapping
+func ParseMaps(r io.Reader) ([]Mapping, error) { return parseMaps(r, 0) }
+
+// parseMaps is ParseMaps with room for n mappings from the start: a
+// thousand threads' stacks and guard pages are two thousand lines, and
+// the slice grown by doubling made 160 page faults, where the parse took
+// 6–7 ms, most of the time between listing the threads and reading the
+// first one (bench/dump.md, eleventh round).
+func parseMaps(r io.Reader, n int) ([]Mapping, error) {
+	out := make([]Mapping, 0, n)
 	// A process with a thousand threads has thousands of lines, with a
 	// handful of distinct permissions, devices and paths: one string
 	// each, and no allocation per line.
@@ -152,15 +159,19 @@ type procStat struct {
 	Comm  string
 	State byte
 	PPID  int
-	CPU   int // the CPU the thread last ran on (field 39), -1 if absent
+	// Threads is the process's number of threads (field 20), 0 if absent.
+	Threads int
+	CPU     int // the CPU the thread last ran on (field 39), -1 if absent
 	// RTPriority is the real-time priority (field 40): 1 to 99 under
 	// SCHED_FIFO and SCHED_RR, 0 otherwise or if absent.
 	RTPriority int
 }
 
-// statCPU and statRTPriority are the indexes of the processor and
-// rt_priority fields among those after the command name (the state is 0).
+// statThreads, statCPU and statRTPriority are the indexes of the
+// num_threads, processor and rt_priority fields among those after the
+// command name (the state is 0).
 const (
+	statThreads    = 20 - 3
 	statCPU        = 39 - 3
 	statRTPriority = 40 - 3
 )
@@ -195,6 +206,8 @@ func parseStat(b []byte) (procStat, error) {
 			s.State = f[0]
 		case 1:
 			s.PPID, _ = strconv.Atoi(string(f))
+		case statThreads:
+			s.Threads, _ = strconv.Atoi(string(f))
 		case statCPU:
 			if cpu, err := strconv.Atoi(string(f)); err == nil {
 				s.CPU = cpu

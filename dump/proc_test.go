@@ -80,6 +80,7 @@ func TestParseStat(t *testing.T) {
 		ppid    int
 		cpu     int
 		rtPrio  int
+		threads int
 		wantErr bool
 	}{
 		{in: "1234 (worker-7) S 1200 1234 1200 0 -1 4194368 95 0 0 0", comm: "worker-7", state: 'S', ppid: 1200, cpu: -1},
@@ -87,12 +88,12 @@ func TestParseStat(t *testing.T) {
 		{in: "31212 (heartbeat) S 31208 31211 31208 0 -1 4194368 0 0 0 0 6 189 0 0 20 0 1002 0 940164 11102154752 " +
 			"39 18446744073709551615 94585049370624 94585049383121 140726300233264 0 0 0 0 0 0 0 0 0 -1 1 0 0 0 0 0 " +
 			"94585049394192 94585049395032 94585066528768 140726300238171 140726300238190 140726300238190 140726300241891 0\n",
-			comm: "heartbeat", state: 'S', ppid: 31208, cpu: 1},
+			comm: "heartbeat", state: 'S', ppid: 31208, cpu: 1, threads: 1002},
 		// A SCHED_FIFO thread: rt_priority 80 (field 40), policy 1.
 		{in: "31213 (heartbeat-rt) S 31208 31211 31208 0 -1 4194368 0 0 0 0 6 189 0 0 -81 0 1002 0 940164 11102154752 " +
 			"39 18446744073709551615 94585049370624 94585049383121 140726300233264 0 0 0 0 0 0 0 0 0 -1 0 80 1 0 0 0 " +
 			"94585049394192 94585049395032 94585066528768 140726300238171 140726300238190 140726300238190 140726300241891 0\n",
-			comm: "heartbeat-rt", state: 'S', ppid: 31208, cpu: 0, rtPrio: 80},
+			comm: "heartbeat-rt", state: 'S', ppid: 31208, cpu: 0, rtPrio: 80, threads: 1002},
 		// A name may hold spaces and ") ": the last ')' ends it.
 		{in: "99 (a) b) (c) R 1 99 99 0", comm: "a) b) (c", state: 'R', ppid: 1, cpu: -1},
 		{in: "5 (z) Z 17\n", comm: "z", state: 'Z', ppid: 17, cpu: -1},
@@ -104,8 +105,8 @@ func TestParseStat(t *testing.T) {
 			t.Errorf("%q: error %v, want error %v", c.in, err, c.wantErr)
 			continue
 		}
-		if !c.wantErr && (st.Comm != c.comm || st.State != c.state || st.PPID != c.ppid || st.CPU != c.cpu || st.RTPriority != c.rtPrio) {
-			t.Errorf("%q: have %q %c %d cpu %d rt %d, want %q %c %d cpu %d rt %d", c.in, st.Comm, st.State, st.PPID, st.CPU, st.RTPriority, c.comm, c.state, c.ppid, c.cpu, c.rtPrio)
+		if !c.wantErr && (st.Comm != c.comm || st.State != c.state || st.PPID != c.ppid || st.CPU != c.cpu || st.RTPriority != c.rtPrio || st.Threads != c.threads) {
+			t.Errorf("%q: have %q %c %d cpu %d rt %d threads %d, want %q %c %d cpu %d rt %d threads %d", c.in, st.Comm, st.State, st.PPID, st.CPU, st.RTPriority, st.Threads, c.comm, c.state, c.ppid, c.cpu, c.rtPrio, c.threads)
 		}
 	}
 }
