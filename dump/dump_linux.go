@@ -101,8 +101,9 @@ func Dump(ctx context.Context, pid int, opts Options) (*Process, error) {
 	// scheduling.
 	var (
 		mu sync.Mutex
-		// threads holds the results by index in the dump, the first
-		// listing's size from the start; a thread not dumped has TID 0.
+		// threads holds the results by index in the dump, sized by the
+		// first listing when the first result lands; a thread not dumped
+		// has TID 0.
 		threads []Thread
 		jobs    = make(chan []*indexed, 1024)
 		wg      sync.WaitGroup

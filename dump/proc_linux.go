@@ -83,12 +83,12 @@ func (d *taskDir) threadInfo(tid int) taskInfo {
 
 // openTask opens file name of thread tid, read-only.
 //
-// It, pread and closeFD make raw system calls (see raw): a dump of 1000
-// blocked threads makes 12,000 of them, and announced to the scheduler,
-// those that outlast its 20 µs tick had sysmon hand the caller's P to
-// another thread and poll every 20 µs, which cost 9 % of a dump's CPU
-// (bench/dump.md, eleventh round). Unlike raw, they leave their buffers
-// on the caller's stack.
+// It, pread and closeFD make raw system calls (see raw): a peek makes ten
+// of them, ten thousand in a dump of 1000 blocked threads, and announced
+// to the scheduler, those that outlasted its 20 µs tick had sysmon hand
+// the caller's P to another thread and poll every 20 µs, which cost 9 % of
+// a dump's CPU (bench/dump.md, eleventh round). Unlike raw, they leave
+// their buffers on the caller's stack.
 func (d *taskDir) openTask(tid int, name string) (int, error) {
 	var path [48]byte
 	p := append(append(strconv.AppendInt(path[:0], int64(tid), 10), '/'), name...)
