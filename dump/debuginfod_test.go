@@ -185,6 +185,19 @@ func TestDecompressedCopy(t *testing.T) {
 		}
 	}
 	checkIndex("after the first dumps")
+	// dumpText dumps the target with the cache and returns its threads.
+	dumpText := func() string {
+		t.Helper()
+		d, err := dump.Dump(context.Background(), tg.pid, dump.Options{CacheDir: cache, DebugDirs: []string{debugDir}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, th := range d.Threads {
+			b.WriteString(text(th))
+		}
+		return b.String()
+	}
 	other, err := debugfile.Open(filepath.Join("..", "testdata", "sentry-symbolic", "linux", "crash.debug"))
 	if err != nil {
 		t.Fatal(err)
@@ -202,32 +215,16 @@ func TestDecompressedCopy(t *testing.T) {
 		if err := os.WriteFile(index, bad.data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		d, err := dump.Dump(context.Background(), tg.pid, dump.Options{CacheDir: cache, DebugDirs: []string{debugDir}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b strings.Builder
-		for _, th := range d.Threads {
-			b.WriteString(text(th))
-		}
-		if b.String() != texts[0] {
-			t.Errorf("with %s symcache in the cache: dump differs:\n%s\nwant:\n%s", bad.name, b.String(), texts[0])
+		if got := dumpText(); got != texts[0] {
+			t.Errorf("with %s symcache in the cache: dump differs:\n%s\nwant:\n%s", bad.name, got, texts[0])
 		}
 		checkIndex("after a dump that found " + bad.name + " symcache")
 	}
 	// A debug file over the limit is indexed lazily, with no symcache made.
 	os.Remove(index)
 	defer dump.SetCacheBuildMax(1)()
-	d, err := dump.Dump(context.Background(), tg.pid, dump.Options{CacheDir: cache, DebugDirs: []string{debugDir}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	for _, th := range d.Threads {
-		b.WriteString(text(th))
-	}
-	if b.String() != texts[0] {
-		t.Errorf("over the size limit: dump differs:\n%s\nwant:\n%s", b.String(), texts[0])
+	if got := dumpText(); got != texts[0] {
+		t.Errorf("over the size limit: dump differs:\n%s\nwant:\n%s", got, texts[0])
 	}
 	if _, err := os.Stat(index); !os.IsNotExist(err) {
 		t.Errorf("over the size limit: a symcache was built (%v)", err)
