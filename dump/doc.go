@@ -92,9 +92,11 @@
 // /usr/lib/debug/.build-id, or downloaded from a debuginfod server into
 // Options.CacheDir. A separate debug file with compressed sections (as
 // distributions ship them) is copied there uncompressed on first use, so
-// later dumps map its DWARF instead of inflating it. Each module's DWARF
-// is indexed lazily, one compilation unit at a time as addresses reach
-// it; a module is opened for symbols when a frame first falls in it (the
+// later dumps map its DWARF instead of inflating it. A debug file in the
+// cache (up to 64 MB) also gets its symcache beside it on first use, which
+// later dumps open in a millisecond or two; any other module's DWARF is
+// indexed lazily, one compilation unit at a time as addresses reach it. A
+// module is opened for symbols when a frame first falls in it (the
 // executable and the C and C++ runtimes while threads are captured).
 // Modules and the symbolization of each address are cached for the whole
 // dump, so a thousand threads in the same functions cost one lookup per
