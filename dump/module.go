@@ -38,6 +38,7 @@ type module struct {
 	sym       *symbolize.Module
 	symErr    error
 	debugFile string // the separate debug file sym came from, "" when none
+	mapped    bool   // sym is a symcache mapped from the cache, its strings in the mapping
 
 	mu    sync.Mutex                   // guards addrs
 	addrs map[uint64][]symbolize.Frame // by PC<<1 | exact
@@ -141,7 +142,7 @@ func (m *module) symbolizer(opts *Options) (*symbolize.Module, error) {
 			dirs, cached = m.debugDirs(opts, dirs)
 			if cached != "" {
 				if m.sym = m.cachedIndex(cached); m.sym != nil {
-					m.debugFile = cached
+					m.debugFile, m.mapped = cached, true
 					m.info.Symbols, m.info.DebugFile = true, cached
 					return
 				}
@@ -332,12 +333,13 @@ func (m *module) frames(pc uint64, exact bool, opts *Options) []symbolize.Frame 
 	sym, err := m.symbolizer(opts)
 	if err == nil {
 		fs, _ = sym.Frames(fa, nil)
-		// The strings of a symcache opened from the cache are in its
-		// mapping, which closes with the dump; the frames outlive it.
-		for i := range fs {
-			f := &fs[i]
-			f.Function, f.RawFunction = strings.Clone(f.Function), strings.Clone(f.RawFunction)
-			f.File, f.DeclFile = strings.Clone(f.File), strings.Clone(f.DeclFile)
+		if m.mapped {
+			// The mapping closes with the dump; the frames outlive it.
+			for i := range fs {
+				f := &fs[i]
+				f.Function, f.RawFunction = strings.Clone(f.Function), strings.Clone(f.RawFunction)
+				f.File, f.DeclFile = strings.Clone(f.File), strings.Clone(f.DeclFile)
+			}
 		}
 	}
 	if len(fs) == 0 || fs[len(fs)-1].Function == "" {
