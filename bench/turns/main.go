@@ -47,7 +47,7 @@ func main() {
 			walls[i] = append(walls[i], time.Since(t0))
 			ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 			cpus[i] = append(cpus[i], time.Duration(ru.Utime.Nano()+ru.Stime.Nano()))
-			faults[i] = append(faults[i], ru.Minflt)
+			faults[i] = append(faults[i], int64(ru.Minflt))
 		}
 	}
 	for i, b := range bins {
