@@ -112,8 +112,9 @@ func TestCancel(t *testing.T) {
 // its symcache beside it, and that dump, the next one (from the symcache),
 // one whose cache cannot be written (from the compressed file, indexed
 // lazily) and those that find a damaged symcache or another object's in
-// its place (and build it again), and one over the size limit for
-// building (indexed lazily, with no symcache made) agree frame for frame.
+// its place (and build it again), one that cannot write it and one over
+// the size limit for building (both indexed lazily, the latter with no
+// symcache made) agree frame for frame.
 func TestDecompressedCopy(t *testing.T) {
 	objcopy := testenv.Tool(t, "objcopy")
 	exe := buildTarget(t, variants[1])
@@ -220,8 +221,19 @@ func TestDecompressedCopy(t *testing.T) {
 		}
 		checkIndex("after a dump that found " + bad.name + " symcache")
 	}
+	// Where no symcache can be written (a directory holds its place), the
+	// debug file is indexed lazily.
+	if err := os.Remove(index); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(index, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := dumpText(); got != texts[0] {
+		t.Errorf("with the symcache unwritable: dump differs:\n%s\nwant:\n%s", got, texts[0])
+	}
+	os.RemoveAll(index)
 	// A debug file over the limit is indexed lazily, with no symcache made.
-	os.Remove(index)
 	defer dump.SetCacheBuildMax(1)()
 	if got := dumpText(); got != texts[0] {
 		t.Errorf("over the size limit: dump differs:\n%s\nwant:\n%s", got, texts[0])

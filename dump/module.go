@@ -138,14 +138,18 @@ func (m *module) symbolizer(opts *Options) (*symbolize.Module, error) {
 			dirs = debugfile.DefaultDebugDirs
 		}
 		if !m.hasDbg {
-			var cached string
-			dirs, cached = m.debugDirs(opts, dirs)
-			if cached != "" {
-				if m.sym = m.cachedIndex(cached); m.sym != nil {
-					m.debugFile, m.mapped = cached, true
-					m.info.Symbols, m.info.DebugFile = true, cached
-					return
-				}
+			// A symcache in the cache is found by the build id alone:
+			// debugDirs opens the binary again.
+			cached := m.cachedDebugFile(opts)
+			sym := m.openSymcache(symcachePath(cached))
+			if sym == nil {
+				dirs, cached = m.debugDirs(opts, dirs)
+				sym = m.buildIndex(cached)
+			}
+			if sym != nil {
+				m.sym, m.debugFile, m.mapped = sym, cached, true
+				m.info.Symbols, m.info.DebugFile = true, cached
+				return
 			}
 		}
 		m.sym, m.symErr = symbolize.Open(m.open, symbolize.Options{Lazy: true, Style: demangle.Full, DebugDirs: dirs, Arch: m.info.Arch})
@@ -188,34 +192,29 @@ func (m *module) debugDirs(opts *Options, dirs []string) (_ []string, cached str
 	if comp == "" {
 		if len(opts.Debuginfod) > 0 && m.info.CodeID != "" && fetchDebuginfod(opts.Debuginfod, cache, m.info.CodeID) == nil {
 			// Servers send debug files as built, often compressed.
-			dst := filepath.Join(cache, ".build-id", m.info.CodeID[:2], m.info.CodeID[2:]+".debug")
+			dst := cachePath(cache, m.info.CodeID)
 			decompressedCopy(dst, dst)
 			return withCache, dst
 		}
 		return dirs, ""
 	}
-	id := hex.EncodeToString(o.BuildID)
-	dst := filepath.Join(cache, ".build-id", id[:2], id[2:]+".debug")
+	dst := cachePath(cache, hex.EncodeToString(o.BuildID))
 	if comp == dst || decompressedCopy(comp, dst) == nil {
 		return withCache, dst
 	}
 	return dirs, ""
 }
 
-// cachedIndex opens the symcache of the module with the debug file dbg,
-// kept in the cache beside dbg, and builds it when it is missing, stale
-// (another object's, or of an older format) or unreadable, and dbg is at
-// most cacheBuildMax bytes. It returns nil when it can do neither, and the
+// buildIndex builds the symcache of the module with the debug file dbg
+// in the cache, beside dbg, replacing one that is damaged, of an older
+// format or another object's, and opens it. It returns nil when dbg is ""
+// or bigger than cacheBuildMax, or the symcache cannot be made, and the
 // caller indexes dbg lazily. A dump of a thousand threads spent about 30
 // ms of CPU, a sixth of its own, opening libc's debug file lazily (its
 // symbol table, and the headers of its 4,126 units) and converting the
 // units it needed; the symcache opens in 1–3 ms. Building it costs a fifth
 // of a second, once per build id (bench/dump.md, eleventh round).
-func (m *module) cachedIndex(dbg string) *symbolize.Module {
-	path := strings.TrimSuffix(dbg, ".debug") + ".symcache"
-	if sym := m.openSymcache(path); sym != nil {
-		return sym
-	}
+func (m *module) buildIndex(dbg string) *symbolize.Module {
 	if st, err := os.Stat(dbg); err != nil || st.Size() > cacheBuildMax {
 		return nil
 	}
@@ -237,6 +236,7 @@ func (m *module) cachedIndex(dbg string) *symbolize.Module {
 	if err != nil {
 		return nil
 	}
+	path := symcachePath(dbg)
 	if writeAtomic(path, func(w io.Writer) error { return symbolize.WriteObject(w, o, d, symbolize.BuildOptions{}) }) != nil {
 		return nil
 	}
@@ -251,8 +251,41 @@ func (m *module) cachedIndex(dbg string) *symbolize.Module {
 // uses a symcache it finds beside the debug file in the cache.
 var cacheBuildMax int64 = 64 << 20 // a variable for the test of the limit
 
-// openSymcache opens the symcache at path if it is the module's.
+// cachePath returns where the cache keeps the debug file of build id id
+// (hex).
+func cachePath(cache, id string) string {
+	return filepath.Join(cache, ".build-id", id[:2], id[2:]+".debug")
+}
+
+// symcachePath returns where the cache keeps the symcache of its debug
+// file dbg, or "" for none.
+func symcachePath(dbg string) string {
+	if dbg == "" {
+		return ""
+	}
+	return strings.TrimSuffix(dbg, ".debug") + ".symcache"
+}
+
+// cachedDebugFile returns the module's debug file in the cache, by its
+// build id, or "" when the cache does not hold one.
+func (m *module) cachedDebugFile(opts *Options) string {
+	cache, err := cacheDir(opts)
+	if err != nil || len(m.info.CodeID) < 2 {
+		return ""
+	}
+	p := cachePath(cache, m.info.CodeID)
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}
+
+// openSymcache opens the symcache at path if it is the module's; "" is
+// none.
 func (m *module) openSymcache(path string) *symbolize.Module {
+	if path == "" {
+		return nil
+	}
 	sym, err := symbolize.Open(path, symbolize.Options{Style: demangle.Full})
 	if err != nil {
 		return nil

@@ -209,7 +209,9 @@ func sourceOf(o, dbg *debugfile.Object) (*Source, error) {
 	return src, nil
 }
 
-// Close releases the module's files and mappings.
+// Close releases the module's files and mappings. The strings of frames
+// from a module opened on a symcache point into its mapping: they are
+// valid until Close (copy those kept longer).
 func (m *Module) Close() error {
 	for _, f := range m.files {
 		f.Close()
