@@ -382,10 +382,13 @@ const yieldEvery = 4 * time.Millisecond
 
 // relistAhead is how many threads before the end of its list captureEach
 // lists the threads again, on another goroutine, to find those started
-// during the dump. Listing a thousand threads takes 1–3 ms on the PVM
-// guest, the time two peekers take for about a hundred threads (the
-// tracer stops them slower).
-const relistAhead = 256
+// during the dump: listing a thousand threads takes 1–3 ms, the time of a
+// few dozen threads stopped by the tracer. peekRelistAhead is the same for
+// the peekers, which read a hundred in that time.
+const (
+	relistAhead     = 64
+	peekRelistAhead = 256
+)
 
 // captureEach stops, reads and releases the threads of the listing first
 // one by one, with up to stopWindow of them asked to stop at once, then
@@ -583,9 +586,10 @@ type peekPool struct {
 	handed int           // threads handed to the peekers
 	got    int           // threads passed back and collected
 	idle   chan struct{} // closed when the last listing's peekers are done
-	// near is closed when the peekers take the thread relistAhead before
-	// the end of the last listing, for the tracer, which may be waiting
-	// in collect, to list the threads again; nil once collect saw it.
+	// near is closed when the peekers take the thread peekRelistAhead
+	// before the end of the last listing, for the tracer, which may be
+	// waiting in collect, to list the threads again; nil once collect
+	// saw it.
 	near    chan struct{}
 	nearEnd bool // collect saw near
 	quit    atomic.Bool
@@ -598,7 +602,7 @@ func (pp *peekPool) peek(tids []int, base int) {
 	pp.handed += len(tids)
 	idle, near := make(chan struct{}), make(chan struct{})
 	pp.idle, pp.near, pp.nearEnd = idle, near, false
-	nearAt := max(len(tids)-relistAhead, 0)
+	nearAt := max(len(tids)-peekRelistAhead, 0)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(pp.w.opts.Workers, len(tids)) {
@@ -648,7 +652,7 @@ func (pp *peekPool) outstanding() int {
 }
 
 // nearingEnd reports whether the peekers have taken the thread
-// relistAhead before the end of the last listing (see near).
+// peekRelistAhead before the end of the last listing (see near).
 func (pp *peekPool) nearingEnd() bool { return pp != nil && pp.nearEnd }
 
 // done returns how many threads the peekers read.
