@@ -110,6 +110,9 @@ func runDump(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 	// stacks, frames) stays live until it is printed: collecting
 	// garbage at the default pace would cost a tenth of the run.
 	setGCPercent(800)
+	// Its heap, a few megabytes for a thousand threads, in huge pages:
+	// see hugeHeap.
+	hugeHeap(32 << 20)
 	restore := ignoreChildSignals()
 	p, err := dump.Dump(ctx, pid, opts)
 	restore()
