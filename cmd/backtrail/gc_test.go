@@ -1,10 +1,14 @@
 package main
 
 import (
+	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"strings"
 	"testing"
 	"time"
 )
@@ -48,5 +52,43 @@ func TestCollectFrom(t *testing.T) {
 	collectFrom(1 << 40)
 	if p, l := read(); p != 50 || l != math.MaxInt64 {
 		t.Errorf("with GOGC=50 set: GOGC %d, limit %d after collectFrom; want both untouched", p, l)
+	}
+}
+
+// TestBigFile checks what symbolize takes for many addresses on its
+// standard input: a regular file over the size, and nothing else.
+func TestBigFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, size int) *os.File {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		if _, err := f.Write(make([]byte, size)); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	for _, c := range []struct {
+		name string
+		r    io.Reader
+		want bool
+	}{
+		{"file over the size", write("big", 2<<20), true},
+		{"file of the size", write("even", 1<<20), false},
+		{"small file", write("small", 100), false},
+		{"pipe", r, false},
+		{"reader", strings.NewReader(strings.Repeat("0x1\n", 1<<20)), false},
+	} {
+		if got := bigFile(c.r, 1<<20); got != c.want {
+			t.Errorf("%s: bigFile = %v, want %v", c.name, got, c.want)
+		}
 	}
 }

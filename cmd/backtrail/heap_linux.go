@@ -30,10 +30,15 @@ import (
 // used up, and the kernel backs only the huge pages touched.
 //
 // It does nothing where the kernel gives huge pages to all memory or to
-// none, or GODEBUG has disablethp=1. The collection costs a few
-// milliseconds; on a machine short of free huge pages the kernel may
-// compact memory at the first touch of each 2 MB.
+// none, or GODEBUG has disablethp=1, and where allocating the piece could
+// fail: in a 32-bit address space, or when the kernel refuses to commit
+// more memory than it has. The collection costs a few milliseconds; on a
+// machine short of free huge pages the kernel may compact memory at the
+// first touch of each 2 MB.
 func hugeHeap(n int) bool {
+	if unsafe.Sizeof(uintptr(0)) < 8 || strictOvercommit() {
+		return false // the piece might not fit, and the runtime dies of that
+	}
 	huge := hugePageOnRequest()
 	if huge == 0 || strings.Contains(os.Getenv("GODEBUG"), "disablethp=1") {
 		return false
@@ -70,4 +75,12 @@ func hugePageOnRequest() uintptr {
 		return 0
 	}
 	return uintptr(n)
+}
+
+// strictOvercommit reports whether the kernel commits no more anonymous
+// memory than it has (vm.overcommit_memory 2), where the piece of
+// hugeHeap counts in full though never touched.
+func strictOvercommit() bool {
+	b, err := os.ReadFile("/proc/sys/vm/overcommit_memory")
+	return err == nil && string(bytes.TrimSpace(b)) == "2"
 }

@@ -210,6 +210,16 @@ func isTerminal(f *os.File) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
+// bigFile reports whether r is a regular file of more than n bytes.
+func bigFile(r io.Reader, n int64) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode().IsRegular() && fi.Size() > n
+}
+
 // setGCPercent sets the collector's GOGC to percent unless the user chose
 // one in the environment. Commands set it for their own memory profile:
 // the reason is at each call.
