@@ -254,6 +254,14 @@ func checkProcess(pid int, p *Process) (threads int, err error) {
 	return st.Threads, nil
 }
 
+// Threads returns how many threads process pid has, as its main thread's
+// stat file counts them, for a caller that sizes what it prepares for a
+// dump. It fails as Dump does for a process that is missing or a zombie.
+func Threads(pid int) (int, error) {
+	var p Process
+	return checkProcess(pid, &p)
+}
+
 // readMaps reads the process's mappings, with room for about n.
 func readMaps(pid, n int) ([]Mapping, error) {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/maps", pid))

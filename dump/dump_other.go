@@ -15,3 +15,8 @@ import (
 func Dump(ctx context.Context, pid int, opts Options) (*Process, error) {
 	return nil, fmt.Errorf("dump: not supported on %s/%s: %w", runtime.GOOS, runtime.GOARCH, errors.ErrUnsupported)
 }
+
+// Threads needs Linux as Dump does.
+func Threads(pid int) (int, error) {
+	return 0, fmt.Errorf("dump: not supported on %s/%s: %w", runtime.GOOS, runtime.GOARCH, errors.ErrUnsupported)
+}

@@ -725,6 +725,22 @@ func TestErrors(t *testing.T) {
 	t.Logf("zombie: %v", err)
 }
 
+// TestThreads checks dump.Threads against the target's task directory, and
+// its error for a PID that does not exist.
+func TestThreads(t *testing.T) {
+	tg := start(t, buildTarget(t, variants[1]), "-t", "5", "-d", "2")
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", tg.pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := dump.Threads(tg.pid); err != nil || n != len(tasks) || n < 6 {
+		t.Errorf("Threads = %d, %v; want the %d tasks listed", n, err, len(tasks))
+	}
+	if _, err := dump.Threads(0x3fffffff); !errors.Is(err, dump.ErrNoProcess) {
+		t.Errorf("missing pid: %v", err)
+	}
+}
+
 // TestNotPermitted dumps a root-owned target from a helper process running
 // as nobody: ptrace refuses, and the error says why and what to do.
 func TestNotPermitted(t *testing.T) {
