@@ -13,10 +13,10 @@ import (
 // unwinder knows. Elsewhere it returns an error wrapping
 // errors.ErrUnsupported.
 func Dump(ctx context.Context, pid int, opts Options) (*Process, error) {
-	return nil, fmt.Errorf("dump: not supported on %s/%s: %w", runtime.GOOS, runtime.GOARCH, errors.ErrUnsupported)
+	return nil, errUnsupported
 }
 
 // Threads needs Linux as Dump does.
-func Threads(pid int) (int, error) {
-	return 0, fmt.Errorf("dump: not supported on %s/%s: %w", runtime.GOOS, runtime.GOARCH, errors.ErrUnsupported)
-}
+func Threads(pid int) (int, error) { return 0, errUnsupported }
+
+var errUnsupported = fmt.Errorf("dump: not supported on %s/%s: %w", runtime.GOOS, runtime.GOARCH, errors.ErrUnsupported)
