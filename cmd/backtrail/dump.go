@@ -61,6 +61,9 @@ whole freeze. On a terminal the line is printed anyway.
 
 Dumping needs ptrace rights over the process: the same user (and
 kernel.yama.ptrace_scope 0), or CAP_SYS_PTRACE.
+
+A dump of a process of 256 threads or more allocates megabytes.
+` + hugePagesHelp + `
 `,
 		flags: func(fs *flag.FlagSet) {
 			fs.Bool("json", false, "print the report JSON instead of text")

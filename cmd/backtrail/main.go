@@ -210,6 +210,11 @@ func isTerminal(f *os.File) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
+// hugePagesHelp ends the help of the commands that call hugeHeap.
+const hugePagesHelp = `The heap then goes in 2 MB pages where the kernel gives them on request
+(transparent_hugepage "madvise"): a page fault of fresh memory serves 2 MB
+rather than 4 KB. GODEBUG=disablethp=1 turns this off.`
+
 // bigFile reports whether r is a regular file of more than n bytes.
 func bigFile(r io.Reader, n int64) bool {
 	f, ok := r.(*os.File)

@@ -37,6 +37,10 @@ debug information uses its separate debug file when one is found next to it,
 by .gnu_debuglink or build-id under --debug-file-directory.
 
 --output-style=JSON prints one JSON object per address with the same data.
+
+Many addresses, from a regular file over 1 MB on standard input, make the
+heap grow to hundreds of megabytes.
+` + hugePagesHelp + `
 `,
 		flags: func(fs *flag.FlagSet) {
 			fs.String("obj", "", "object `file` to symbolize against")

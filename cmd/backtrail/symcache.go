@@ -30,6 +30,9 @@ A binary without DWARF uses its separate debug file when one is found.
 On a terminal a progress bar shows the units converted. --json prints, when
 the symcache is written, what symcache info --json prints about it, with the
 input's path and the build's duration in seconds.
+
+A build allocates up to hundreds of megabytes.
+` + hugePagesHelp + `
 `,
 		flags: func(fs *flag.FlagSet) {
 			fs.String("o", "", "output `file`")
