@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -43,7 +44,11 @@ func hugeHeap(n int) bool {
 	if huge == 0 || strings.Contains(os.Getenv("GODEBUG"), "disablethp=1") {
 		return false
 	}
+	// The piece would set off a collection of its own, which would find
+	// it live: one collection is enough.
+	percent := debug.SetGCPercent(-1)
 	b := make([]byte, n)
+	debug.SetGCPercent(percent)
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 	beg := (p + huge - 1) &^ (huge - 1)
 	end := (p + uintptr(n)) &^ (huge - 1)
