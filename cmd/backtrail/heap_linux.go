@@ -33,7 +33,8 @@ import (
 // It does nothing where the kernel gives huge pages to all memory or to
 // none, or GODEBUG has disablethp=1, and where allocating the piece could
 // fail: in a 32-bit address space, or when the kernel refuses to commit
-// more memory than it has. The collection costs a few milliseconds; on a
+// more memory than it has; and the piece is at most a quarter of the
+// machine's memory. The collection costs a few milliseconds; on a
 // machine short of free huge pages the kernel may compact memory at the
 // first touch of each 2 MB.
 func hugeHeap(n int) bool {
@@ -44,6 +45,15 @@ func hugeHeap(n int) bool {
 	if huge == 0 || strings.Contains(os.Getenv("GODEBUG"), "disablethp=1") {
 		return false
 	}
+	// The kernel's default overcommit refuses an allocation bigger than
+	// its memory, and the runtime dies of a refusal: the piece is kept to
+	// a quarter of the machine's memory (a dump of 100,000 threads would
+	// ask for 3.2 GB).
+	var si unix.Sysinfo_t
+	if unix.Sysinfo(&si) != nil {
+		return false
+	}
+	n = int(min(uint64(n), uint64(si.Totalram)*uint64(si.Unit)/4))
 	// The piece would set off a collection of its own, which would find
 	// it live: one collection is enough.
 	percent := debug.SetGCPercent(-1)
