@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"math"
 	"os"
 	"os/exec"
 	"runtime/debug"
@@ -40,6 +41,15 @@ func TestHugeHeap(t *testing.T) {
 			t.Fatal("hugeHeap acted though the kernel does not give huge pages on request")
 		}
 		t.Skip("the kernel's transparent huge pages are not \"madvise\"; hugeHeap does nothing here, as checked")
+	}
+	// A piece smaller than a huge page holds none: nothing is marked.
+	if hugeHeap(1 << 20) {
+		t.Error("hugeHeap acted on a piece of 1 MB, under a huge page")
+	}
+	// A piece beyond the machine's memory is cut to a quarter of it: the
+	// kernel would refuse it whole, and the runtime would die of that.
+	if !hugeHeap(math.MaxInt) {
+		t.Error("hugeHeap(math.MaxInt) did nothing; want a piece of a quarter of the memory")
 	}
 	// No collection but hugeHeap's own: the next would free its memory
 	// for the runtime too.
