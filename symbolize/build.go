@@ -345,6 +345,7 @@ func convertUnits(d *dwarf.Data, order []int, p *unitPlan, opts BuildOptions, ad
 	var sinceRelease uint64 // bytes of entries converted since releaseShared
 	var read unitBytes
 	release := len(d.Sections().Info) >= releaseFrom
+	shared := sharedBudget(len(d.Sections().Info))
 	for j := range results {
 		<-j.done
 		done++
@@ -366,7 +367,7 @@ func convertUnits(d *dwarf.Data, order []int, p *unitPlan, opts BuildOptions, ad
 			read.release(d)
 		}
 		sinceRelease += u.End - u.Offset
-		if release && sinceRelease >= sharedBudget {
+		if release && sinceRelease >= shared {
 			releaseShared(d)
 			sinceRelease = 0
 		}
@@ -434,14 +435,24 @@ const unitBudget = 1 << 20
 // units one at a time, and each released the shared strings).
 const releaseFrom = 16 << 20
 
-// sharedBudget is how many bytes of units' entries convert between
-// releases of the shared sections. Released after every unit, the strings
-// the next unit shares with it faulted in again, 64 KB at a time: on the
-// 334 MB cxx-350m corpus that was 56k page faults a build against 47k, and
-// 2.02–2.09 s against 1.67–1.77 s, for 12 MB more peak resident memory
-// (178–181 MB against 190–191 MB; with 16 MB, 208–211 MB for no more
-// speed).
-const sharedBudget = 8 << 20
+// sharedBudget returns how many bytes of units' entries convert between
+// releases of the shared sections, for info bytes of entries in all: a
+// twentieth of them, and at least 8 MB. Each release costs the pages the
+// next units share with the ones before (the strings of the standard
+// library's names, say), read again 64 KB at a time; each megabyte of
+// units between releases holds more of those sections' pages. So a build
+// of more than 160 MB of entries releases twenty times, and its peak
+// resident memory grows with its DWARF, as the size of what it needs does.
+//
+// Released after every unit, on the 334 MB cxx-350m corpus (110 MB of
+// entries), the strings faulted in again made 56k page faults a build
+// against 47k with 8 MB, and took 2.02–2.09 s against 1.67–1.77 s, for 12
+// MB more peak resident memory (178–181 MB against 190–191 MB; with 16 MB,
+// 208–211 MB for no more speed). On the 969 MB cxx-1000m (319 MB of
+// entries), 16 MB took 4.22–4.66 s against 4.62–4.82 s with 8 MB, in turns,
+// for 5 MB more (361–372 MB against 357–366 MB); 32 MB took as long as 16
+// and held 45 MB more (bench/symcache.md, run Z).
+func sharedBudget(info int) uint64 { return max(8<<20, uint64(info)/20) }
 
 // releaseShared hands back the pages of the sections all units read from:
 // the strings and the tables of addresses, string offsets and ranges. They
