@@ -32,7 +32,6 @@ var kindSeed = maphash.MakeSeed()
 
 type auditEntry struct {
 	kind     string
-	hash     uint64
 	stack    *stackRecord
 	count    atomic.Uint64
 	first    int64 // unix nanoseconds; set before publication
@@ -77,17 +76,15 @@ func (c *Client) audit(kind string, skip int) {
 
 func (a *auditTable) add(kind string, s *Stack, now int64) {
 	h := hashMix(s.hash, maphash.String(kindSeed, kind))
-	for i := 0; i < tableProbes; i++ {
-		if e := a.t.slot(h, i).Load(); e != nil && e.hash == h && e.kind == kind && e.stack.matches(s) {
-			e.count.Add(1)
-			e.last.Store(now)
-			return
-		}
+	if e := a.t.find(h, func(e *auditEntry) bool { return e.kind == kind && e.stack.matches(s) }); e != nil {
+		e.count.Add(1)
+		e.last.Store(now)
+		return
 	}
 	rec := internStack(s)
-	e := &auditEntry{kind: kind, hash: h, stack: rec, first: now}
+	e := &auditEntry{kind: kind, stack: rec, first: now}
 	e.last.Store(now)
-	got := a.t.tryInsert(h, e, func(o *auditEntry) bool { return o.hash == h && o.kind == kind && o.stack == rec })
+	got := a.t.tryInsert(h, e, func(o *auditEntry) bool { return o.kind == kind && o.stack == rec })
 	if got == nil {
 		a.dropped.Add(1)
 		return

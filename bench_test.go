@@ -2,7 +2,9 @@ package backtrail_test
 
 import (
 	"fmt"
+	"reflect"
 	"runtime"
+	"sort"
 	"sync"
 	"testing"
 
@@ -143,6 +145,60 @@ func BenchmarkFrames(b *testing.B) {
 	// A stack seen for the first time whose addresses were seen in other
 	// stacks: the common case in a running program.
 	b.Run("first-known-addresses/32", func(b *testing.B) { benchKnownFrames(b, &s) })
+}
+
+// BenchmarkFramesWarm measures first symbolizations in a process that has
+// symbolized many stacks before: the address cache full of live entries of
+// other addresses, as in a program that has run a while. Its addresses are
+// not return addresses but points inside the test binary's functions, 40
+// bytes apart, so the runtime's part costs more than for real stacks
+// (their line tables are walked further); "stale-cache" symbolizes the same
+// stacks with every cached entry stale (an in-app generation bumped), which
+// the address cache passes over at once. The difference is what probing
+// the address cache costs a stack of new addresses.
+func BenchmarkFramesWarm(b *testing.B) {
+	pcs := textPCs()
+	var stacks []backtrail.Stack
+	for i := 0; i+32 <= len(pcs); i += 32 {
+		stacks = append(stacks, backtrail.MakeStack(pcs[i:i+32]))
+	}
+	if len(stacks) < 1024 {
+		b.Fatalf("%d stacks of 32 addresses, want 1024 or more", len(stacks))
+	}
+	fill := len(stacks) / 2 // 16,384+ addresses: the cache's size
+	for i := range fill {
+		stacks[i].Frames()
+	}
+	run := func(b *testing.B, forget func(*backtrail.Stack)) {
+		k := fill
+		for b.Loop() {
+			s := &stacks[k%len(stacks)]
+			forget(s)
+			_ = s.Frames()
+			k++
+		}
+	}
+	b.Run("new-stacks", func(b *testing.B) { run(b, backtrail.ForgetStackFrames) })
+	b.Run("stale-cache", func(b *testing.B) { run(b, func(*backtrail.Stack) { backtrail.ForgetFrames() }) })
+}
+
+// textPCs returns addresses inside the functions of the test binary's text
+// around a few of its functions, 40 bytes apart, leaving out entries.
+func textPCs() []uintptr {
+	var lo, hi uintptr = ^uintptr(0), 0
+	for _, f := range []any{fmt.Sprintf, sort.Ints, testing.Main, backtrail.Go, runtime.GC} {
+		p := reflect.ValueOf(f).Pointer()
+		lo, hi = min(lo, p), max(hi, p)
+	}
+	lo -= min(lo, 1<<20)
+	hi += 1 << 20
+	var pcs []uintptr
+	for pc := lo; pc < hi; pc += 40 {
+		if f := runtime.FuncForPC(pc); f != nil && f.Entry() != pc && f.Entry() != pc-1 {
+			pcs = append(pcs, pc)
+		}
+	}
+	return pcs
 }
 
 // benchKnownFrames measures symbolizing s from the address cache.

@@ -14,11 +14,18 @@ import "sync/atomic"
 // newTable.
 type table[T any] struct {
 	slots []atomic.Pointer[T]
-	mask  uint64
+	// hashes[i] is the hash slots[i]'s entry was stored under, written
+	// after the entry. Probes compare it before they read an entry: a probe
+	// past entries of other keys then reads one or two cache lines of
+	// hashes instead of up to tableProbes entries, each a cache miss in a
+	// table that has filled up (BenchmarkFramesWarm). A reader that sees an
+	// entry before its hash passes it by, as if it had come a moment later.
+	hashes []atomic.Uint64
+	mask   uint64
 
 	// stale, if set, reports entries that no lookup can match any more;
-	// an insert takes their slots as if empty. Such a table may then hold
-	// one key twice, so it suits only caches whose equal entries are
+	// an insert of the same hash takes their slot. Such a table may then
+	// hold one key twice, so it suits only caches whose equal entries are
 	// interchangeable, not interning.
 	stale func(*T) bool
 }
@@ -27,18 +34,20 @@ const tableProbes = 8
 
 // newTable returns a table with size slots; size must be a power of two.
 func newTable[T any](size int) *table[T] {
-	return &table[T]{slots: make([]atomic.Pointer[T], size), mask: uint64(size - 1)}
+	return &table[T]{slots: make([]atomic.Pointer[T], size), hashes: make([]atomic.Uint64, size), mask: uint64(size - 1)}
 }
 
-// slot returns the i'th slot probed for hash h.
-func (t *table[T]) slot(h uint64, i int) *atomic.Pointer[T] {
-	return &t.slots[(h+uint64(i))&t.mask]
-}
+// index returns the index of the i'th slot probed for hash h.
+func (t *table[T]) index(h uint64, i int) uint64 { return (h + uint64(i)) & t.mask }
 
 // find returns the entry under h that match accepts, or nil.
 func (t *table[T]) find(h uint64, match func(*T) bool) *T {
 	for i := 0; i < tableProbes; i++ {
-		if e := t.slot(h, i).Load(); e != nil && match(e) {
+		k := t.index(h, i)
+		if t.hashes[k].Load() != h {
+			continue
+		}
+		if e := t.slots[k].Load(); e != nil && match(e) {
 			return e
 		}
 	}
@@ -51,7 +60,9 @@ func (t *table[T]) insert(h uint64, v *T, match func(*T) bool) *T {
 	if r := t.tryInsert(h, v, match); r != nil {
 		return r
 	}
-	t.slot(h, 0).Store(v)
+	k := t.index(h, 0)
+	t.slots[k].Store(v)
+	t.hashes[k].Store(h)
 	return v
 }
 
@@ -59,14 +70,19 @@ func (t *table[T]) insert(h uint64, v *T, match func(*T) bool) *T {
 // slot holds another key.
 func (t *table[T]) tryInsert(h uint64, v *T, match func(*T) bool) *T {
 	for i := 0; i < tableProbes; i++ {
-		p := t.slot(h, i)
+		k := t.index(h, i)
+		p := &t.slots[k]
 		for {
 			cur := p.Load()
-			if cur != nil && match(cur) {
+			same := cur != nil && t.hashes[k].Load() == h
+			if same && match(cur) {
 				return cur
 			}
-			if cur == nil || t.stale != nil && t.stale(cur) {
+			if cur == nil || same && t.stale != nil && t.stale(cur) {
 				if p.CompareAndSwap(cur, v) {
+					if !same {
+						t.hashes[k].Store(h)
+					}
 					return v
 				}
 				continue // someone filled it; look at what they put
