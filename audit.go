@@ -113,7 +113,7 @@ func AuditSnapshot() []AuditRecord { return CurrentClient().AuditSnapshot() }
 func (c *Client) AuditSnapshot() []AuditRecord {
 	var out []AuditRecord
 	for i := range c.audits.t.slots {
-		e := c.audits.t.slots[i].Load()
+		e := c.audits.t.slots[i].entry.Load()
 		if e == nil || e.count.Load() == 0 {
 			continue
 		}
@@ -151,7 +151,7 @@ func (c *Client) ReportAudit() error {
 	}
 	var marks []sent
 	for i := range a.t.slots {
-		e := a.t.slots[i].Load()
+		e := a.t.slots[i].entry.Load()
 		if e == nil {
 			continue
 		}

@@ -66,19 +66,11 @@ func (r *stackRecord) symbolize() []Frame {
 // entry takes its slot.
 const pcTableSize = 16384
 
-// The address cache's arrays are variables of their own, not newTable's
-// slices: on the heap their 256 KB changed the collector's pacing, and
-// symbolizing stacks of known addresses took 14 % longer (5 % here).
-var (
-	pcSlots  [pcTableSize]atomic.Pointer[symbolized]
-	pcHashes [pcTableSize]atomic.Uint64
-	pcTable  = &table[symbolized]{
-		slots:  pcSlots[:],
-		hashes: pcHashes[:],
-		mask:   pcTableSize - 1,
-		stale:  func(sym *symbolized) bool { return sym.gen != inAppGen.Load() },
-	}
-)
+var pcTable = func() *table[symbolized] {
+	t := newTable[symbolized](pcTableSize)
+	t.stale = func(sym *symbolized) bool { return sym.gen != inAppGen.Load() }
+	return t
+}()
 
 func pcHash(pc uintptr) uint64 { return hashFinish(uint64(pc) * hashPrime) }
 

@@ -13,15 +13,8 @@ import "sync/atomic"
 // A table is safe for concurrent use. It never blocks and allocates only in
 // newTable.
 type table[T any] struct {
-	slots []atomic.Pointer[T]
-	// hashes[i] is the hash slots[i]'s entry was stored under, written
-	// after the entry. Probes compare it before they read an entry: a probe
-	// past entries of other keys then reads one or two cache lines of
-	// hashes instead of up to tableProbes entries, each a cache miss in a
-	// table that has filled up (BenchmarkFramesWarm). A reader that sees an
-	// entry before its hash passes it by, as if it had come a moment later.
-	hashes []atomic.Uint64
-	mask   uint64
+	slots []tableSlot[T]
+	mask  uint64
 
 	// stale, if set, reports entries that no lookup can match any more;
 	// an insert of the same hash takes their slot. Such a table may then
@@ -30,11 +23,24 @@ type table[T any] struct {
 	stale func(*T) bool
 }
 
+// tableSlot is an entry and the hash it was stored under, written after
+// the entry. Probes compare the hash before they read the entry: a probe
+// past entries of other keys then reads the one or two cache lines of its
+// slots instead of up to tableProbes entries, each a cache miss in a table
+// that has filled up (BenchmarkFramesWarm). A reader that sees an entry
+// before its hash passes it by, as if it had come a moment later. The hash
+// lies beside its entry, not in an array of its own: with two arrays a
+// cached Frames took 34 ns instead of 16 (17 this way).
+type tableSlot[T any] struct {
+	hash  atomic.Uint64
+	entry atomic.Pointer[T]
+}
+
 const tableProbes = 8
 
 // newTable returns a table with size slots; size must be a power of two.
 func newTable[T any](size int) *table[T] {
-	return &table[T]{slots: make([]atomic.Pointer[T], size), hashes: make([]atomic.Uint64, size), mask: uint64(size - 1)}
+	return &table[T]{slots: make([]tableSlot[T], size), mask: uint64(size - 1)}
 }
 
 // index returns the index of the i'th slot probed for hash h.
@@ -43,11 +49,11 @@ func (t *table[T]) index(h uint64, i int) uint64 { return (h + uint64(i)) & t.ma
 // find returns the entry under h that match accepts, or nil.
 func (t *table[T]) find(h uint64, match func(*T) bool) *T {
 	for i := 0; i < tableProbes; i++ {
-		k := t.index(h, i)
-		if t.hashes[k].Load() != h {
+		sl := &t.slots[t.index(h, i)]
+		if sl.hash.Load() != h {
 			continue
 		}
-		if e := t.slots[k].Load(); e != nil && match(e) {
+		if e := sl.entry.Load(); e != nil && match(e) {
 			return e
 		}
 	}
@@ -60,9 +66,9 @@ func (t *table[T]) insert(h uint64, v *T, match func(*T) bool) *T {
 	if r := t.tryInsert(h, v, match); r != nil {
 		return r
 	}
-	k := t.index(h, 0)
-	t.slots[k].Store(v)
-	t.hashes[k].Store(h)
+	sl := &t.slots[t.index(h, 0)]
+	sl.entry.Store(v)
+	sl.hash.Store(h)
 	return v
 }
 
@@ -70,18 +76,17 @@ func (t *table[T]) insert(h uint64, v *T, match func(*T) bool) *T {
 // slot holds another key.
 func (t *table[T]) tryInsert(h uint64, v *T, match func(*T) bool) *T {
 	for i := 0; i < tableProbes; i++ {
-		k := t.index(h, i)
-		p := &t.slots[k]
+		sl := &t.slots[t.index(h, i)]
 		for {
-			cur := p.Load()
-			same := cur != nil && t.hashes[k].Load() == h
+			cur := sl.entry.Load()
+			same := cur != nil && sl.hash.Load() == h
 			if same && match(cur) {
 				return cur
 			}
 			if cur == nil || same && t.stale != nil && t.stale(cur) {
-				if p.CompareAndSwap(cur, v) {
+				if sl.entry.CompareAndSwap(cur, v) {
 					if !same {
-						t.hashes[k].Store(h)
+						sl.hash.Store(h)
 					}
 					return v
 				}

@@ -60,14 +60,14 @@ func TestTable(t *testing.T) {
 	a, b := &tableEntry{key: 2}, &tableEntry{key: 3}
 	st.insert(8, a, byKey(2)) // slot 8
 	st.insert(8, b, byKey(3)) // not slot 9: another hash's entry
-	if st.slots[9].Load() != old || st.slots[10].Load() != b {
+	if st.slots[9].entry.Load() != old || st.slots[10].entry.Load() != b {
 		t.Error("an entry under another hash took a stale entry's slot")
 	}
 	fresh := &tableEntry{key: 1}
 	if got := st.insert(9, fresh, func(e *tableEntry) bool { return e.key == 1 && !e.stale }); got != fresh {
 		t.Fatal("insert did not store the fresh entry")
 	}
-	if st.slots[9].Load() != fresh || st.find(9, byKey(1)) != fresh {
+	if st.slots[9].entry.Load() != fresh || st.find(9, byKey(1)) != fresh {
 		t.Error("the fresh entry did not take the stale entry's slot")
 	}
 }
