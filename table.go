@@ -23,17 +23,29 @@ type table[T any] struct {
 	stale func(*T) bool
 }
 
-// tableSlot is an entry and the hash it was stored under, written after
-// the entry. Probes compare the hash before they read the entry: a probe
-// past entries of other keys then reads the one or two cache lines of its
-// slots instead of up to tableProbes entries, each a cache miss in a table
-// that has filled up (BenchmarkFramesWarm). A reader that sees an entry
-// before its hash passes it by, as if it had come a moment later. The hash
-// lies beside its entry, not in an array of its own: with two arrays a
-// cached Frames took 34 ns instead of 16 (17 this way).
+// tableSlot is an entry and the hash it was stored under. Probes compare
+// the hash before they read the entry: a probe past entries of other keys
+// then reads the one or two cache lines of its slots instead of up to
+// tableProbes entries, each a cache miss in a table that has filled up
+// (BenchmarkFramesWarm). The hash is written after the entry, and is 0
+// until then: a probe reads the entry of a slot whose hash is 0, so that
+// an insert racing another of the same key finds that entry rather than
+// adding a second. The hash lies beside its entry, not in an array of its
+// own: with two arrays a cached Frames took 34 ns instead of 16 (17 this
+// way).
 type tableSlot[T any] struct {
-	hash  atomic.Uint64
+	hash  atomic.Uint64 // 0 until its entry is written, and while one replaces it
 	entry atomic.Pointer[T]
+}
+
+// slotHash is the hash a slot stores for h: h, but never 0, which marks a
+// hash not yet written.
+func slotHash(h uint64) uint64 { return max(h, 1) }
+
+// holds reports whether sl's entry may be under slot hash h.
+func (sl *tableSlot[T]) holds(h uint64) bool {
+	s := sl.hash.Load()
+	return s == h || s == 0
 }
 
 const tableProbes = 8
@@ -48,9 +60,10 @@ func (t *table[T]) index(h uint64, i int) uint64 { return (h + uint64(i)) & t.ma
 
 // find returns the entry under h that match accepts, or nil.
 func (t *table[T]) find(h uint64, match func(*T) bool) *T {
+	h = slotHash(h)
 	for i := 0; i < tableProbes; i++ {
 		sl := &t.slots[t.index(h, i)]
-		if sl.hash.Load() != h {
+		if !sl.holds(h) {
 			continue
 		}
 		if e := sl.entry.Load(); e != nil && match(e) {
@@ -66,7 +79,9 @@ func (t *table[T]) insert(h uint64, v *T, match func(*T) bool) *T {
 	if r := t.tryInsert(h, v, match); r != nil {
 		return r
 	}
+	h = slotHash(h)
 	sl := &t.slots[t.index(h, 0)]
+	sl.hash.Store(0)
 	sl.entry.Store(v)
 	sl.hash.Store(h)
 	return v
@@ -75,17 +90,17 @@ func (t *table[T]) insert(h uint64, v *T, match func(*T) bool) *T {
 // tryInsert is insert without eviction: it returns nil when every probed
 // slot holds another key.
 func (t *table[T]) tryInsert(h uint64, v *T, match func(*T) bool) *T {
+	h = slotHash(h)
 	for i := 0; i < tableProbes; i++ {
 		sl := &t.slots[t.index(h, i)]
 		for {
 			cur := sl.entry.Load()
-			same := cur != nil && sl.hash.Load() == h
-			if same && match(cur) {
+			if cur != nil && sl.holds(h) && match(cur) {
 				return cur
 			}
-			if cur == nil || same && t.stale != nil && t.stale(cur) {
+			if cur == nil || t.stale != nil && sl.hash.Load() == h && t.stale(cur) {
 				if sl.entry.CompareAndSwap(cur, v) {
-					if !same {
+					if cur == nil { // a stale entry's hash is h already
 						sl.hash.Store(h)
 					}
 					return v

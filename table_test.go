@@ -71,3 +71,29 @@ func TestTable(t *testing.T) {
 		t.Error("the fresh entry did not take the stale entry's slot")
 	}
 }
+
+// TestTableConcurrentInsert checks that goroutines inserting one new key at
+// the same moment all get the same entry: one that finds another's entry
+// before its hash is written must still see it is the same key.
+func TestTableConcurrentInsert(t *testing.T) {
+	const rounds, workers = 20000, 4
+	tb := newTable[tableEntry](1 << 16)
+	for r := range rounds {
+		h := uint64(r) * 0x9e3779b97f4a7c15
+		start := make(chan struct{})
+		got := make(chan *tableEntry, workers)
+		for range workers {
+			go func() {
+				<-start
+				got <- tb.insert(h, &tableEntry{key: r}, byKey(r))
+			}()
+		}
+		close(start)
+		first := <-got
+		for range workers - 1 {
+			if e := <-got; e != first {
+				t.Fatalf("round %d: two entries for one key", r)
+			}
+		}
+	}
+}
