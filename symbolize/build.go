@@ -344,8 +344,8 @@ func convertUnits(d *dwarf.Data, order []int, p *unitPlan, opts BuildOptions, ad
 	done, converted := 0, 0
 	var sinceRelease uint64 // bytes of entries converted since releaseShared
 	var read unitBytes
-	release := len(d.Sections().Info) >= releaseFrom
-	shared := sharedBudget(len(d.Sections().Info))
+	info := len(d.Sections().Info)
+	release, shared := info >= releaseFrom, sharedBudget(info)
 	for j := range results {
 		<-j.done
 		done++
