@@ -93,6 +93,7 @@ type File struct {
 
 	region *mmap.Region
 	elfs   []*elf.File
+	split  *splitFiles // see FollowSplitDWARF
 }
 
 // Object is one architecture's object in a debug file.
@@ -112,6 +113,7 @@ type Object struct {
 
 	elf   *elf.File
 	macho *macho.File
+	file  *File
 }
 
 // Open opens the debug file at path. A .dSYM bundle directory opens the
@@ -172,6 +174,7 @@ func newFile(data []byte, name string) (*File, error) {
 	}
 	for _, o := range f.Objects {
 		o.Name = filepath.Base(name)
+		o.file = f
 	}
 	return f, nil
 }
@@ -194,6 +197,9 @@ func Sniff(data []byte) Format {
 // Close releases the file's mapping. Objects and everything read from
 // them must not be used afterwards.
 func (f *File) Close() error {
+	if f.split != nil {
+		f.split.close()
+	}
 	for _, e := range f.elfs {
 		e.Close()
 	}
@@ -258,7 +264,11 @@ func (o *Object) DWARF() (*dwarf.Data, error) {
 	if len(s.Info) == 0 {
 		return nil, nil
 	}
-	return dwarf.New(s, o.BigEndian)
+	d, err := dwarf.New(s, o.BigEndian)
+	if err == nil && o.elf != nil && o.file != nil && o.file.split != nil {
+		d.SetSplitLoader(o.file.split.loader(d))
+	}
+	return d, err
 }
 
 // Pclntab returns the Go pc-line table, or nil when the object has none.

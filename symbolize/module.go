@@ -41,6 +41,22 @@ type Module struct {
 	lazy  *lazyIndex
 	cache *symcache.File
 	files []*debugfile.File // kept open while lazy conversion reads them
+	// splitErrs are the split DWARF errors of files closed after the
+	// build; see SplitDWARFErrors.
+	splitErrs []error
+}
+
+// SplitDWARFErrors returns why units of a binary built with -gsplit-dwarf
+// could not be read from their split files so far (see
+// debugfile.File.FollowSplitDWARF): those units have line numbers, and
+// names from the symbol table, but no inline frames. A lazily indexed
+// module meets them as queries reach the units.
+func (m *Module) SplitDWARFErrors() []error {
+	errs := m.splitErrs
+	for _, f := range m.files {
+		errs = append(errs, f.SplitDWARFErrors()...)
+	}
+	return errs
 }
 
 // Open opens path — a symcache, or a debug file (ELF, Mach-O, .dSYM
@@ -77,12 +93,14 @@ func (m *Module) open(f *debugfile.File, opts Options) error {
 	}
 	m.ImageVMAddr, m.Features = o.ImageVMAddr, o.Features
 	dbg := o
+	f.FollowSplitDWARF(f.Path)
 	if !o.Features.DebugInfo {
 		if p := debugfile.FindCompanion(f.Path, o, opts.DebugDirs); p != "" {
 			df, err := debugfile.Open(p)
 			if err != nil {
 				return fmt.Errorf("debug companion of %s: %w", f.Path, err)
 			}
+			df.FollowSplitDWARF(f.Path)
 			m.files = append(m.files, df)
 			if dbg, err = df.Object(o.Arch); err != nil {
 				return fmt.Errorf("debug companion of %s: %w", f.Path, err)
@@ -108,6 +126,7 @@ func (m *Module) open(f *debugfile.File, opts Options) error {
 		return fmt.Errorf("%s: %w", m.DebugPath, err)
 	}
 	// The symcache holds copies of everything it needs.
+	m.splitErrs = m.SplitDWARFErrors()
 	for _, f := range m.files {
 		f.Close()
 	}

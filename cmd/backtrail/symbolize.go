@@ -102,6 +102,7 @@ func runSymbolize(ctx context.Context, e *env, fs *flag.FlagSet, args []string) 
 		return err
 	}
 	defer m.Close()
+	defer func() { warnSplit(e.stderr, m.SplitDWARFErrors()) }()
 	s := &symbolizer{
 		m:        m,
 		relative: fs.Lookup("relative-address").Value.String() == "true",
@@ -402,4 +403,18 @@ func writeJSONLine(w io.Writer, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.Encode(v)
+}
+
+// warnSplit tells, on w, which units of a binary built with -gsplit-dwarf
+// were read without their split DWARF, as gdb warns of a missing .dwo:
+// their frames have line numbers but no inline calls.
+func warnSplit(w io.Writer, errs []error) {
+	const most = 5
+	for i, err := range errs {
+		if i == most {
+			fmt.Fprintf(w, "backtrail: warning: %d more units without their split DWARF\n", len(errs)-most)
+			break
+		}
+		fmt.Fprintf(w, "backtrail: warning: %v: its unit has no inline frames\n", err)
+	}
 }

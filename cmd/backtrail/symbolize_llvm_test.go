@@ -17,6 +17,7 @@ import (
 	"debug/macho"
 	"fmt"
 	"maps"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -45,6 +46,19 @@ type diffCase struct {
 	dsym bool
 }
 
+// splitTwin compares a clang build with split DWARF with llvm-symbolizer's
+// answers for the same build without: llvm-symbolizer 14 leaves out the
+// inlined calls whose DW_AT_ranges are in a split unit
+// (llvm/llvm-project#62941, fixed in LLVM 17), which clang writes for
+// inlined code in several pieces (calc.c's digit_step).
+func splitTwin(lang string, dwarf int, fission string) diffCase {
+	return diffCase{
+		spec: fixture.Spec{Lang: lang, Compiler: "clang", Opt: 2, DWARF: dwarf, Fission: fission},
+		twin: &fixture.Spec{Lang: lang, Compiler: "clang", Opt: 2, DWARF: dwarf},
+		why:  "llvm-symbolizer 14 drops inlined calls with range lists in split units (llvm/llvm-project#62941)",
+	}
+}
+
 func diffCases() []diffCase {
 	var cs []diffCase
 	for _, lang := range []string{"c", "cxx"} {
@@ -60,6 +74,12 @@ func diffCases() []diffCase {
 			diffCase{spec: fixture.Spec{Lang: lang, Compiler: "gcc", Opt: 2, DWARF: 4, Compress: "zlib-gnu"}},
 			diffCase{spec: fixture.Spec{Lang: lang, Compiler: "gcc", Opt: 2, DWARF: 5, Split: true}},
 			diffCase{spec: fixture.Spec{Lang: lang, Compiler: "clang", Opt: 2, DWARF: 4, Split: true}},
+			// Split DWARF: GNU's extension (DWARF 4) and DWARF 5's, in
+			// .dwo files and in a .dwp package. -gsplit-dwarf changes no
+			// code, so a split build can be compared with its twin.
+			diffCase{spec: fixture.Spec{Lang: lang, Compiler: "gcc", Opt: 2, DWARF: 5, Fission: "dwo"}},
+			diffCase{spec: fixture.Spec{Lang: lang, Compiler: "gcc", Opt: 2, DWARF: 4, Fission: "dwp"}},
+			splitTwin(lang, 5, "dwo"), splitTwin(lang, 4, "dwo"), splitTwin(lang, 5, "dwp"),
 			diffCase{
 				spec: fixture.Spec{Lang: lang, Compiler: "gcc", Opt: 2, DWARF: 5, Compress: "zstd"},
 				twin: &fixture.Spec{Lang: lang, Compiler: "gcc", Opt: 2, DWARF: 5},
@@ -537,5 +557,50 @@ func TestSymbolizeNoInlinesMatchesLLVM(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSymbolizeSplitMissing symbolizes a binary built with -gsplit-dwarf
+// whose split DWARF is gone as llvm-symbolizer does (line numbers from the
+// skeletons, names from the symbol table, no inline frames), and warns on
+// standard error, once per unit; with the package back beside the binary
+// the frames and no warning return.
+func TestSymbolizeSplitMissing(t *testing.T) {
+	llvm := testenv.Tool(t, "llvm-symbolizer-14")
+	b := fixture.Build(t, fixture.Spec{Lang: "cxx", Compiler: "clang", Opt: 2, DWARF: 5, Fission: "dwp"})
+	lone := filepath.Join(t.TempDir(), filepath.Base(b.Path))
+	data, err := os.ReadFile(b.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lone, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ref := fixture.Binary{Path: lone, DWARFPath: lone}
+	matchLLVM(t, llvm, diffCase{}, ref, lone, nil)
+
+	symbolizeAll := func() (frames int, stderr string) {
+		var out, errb bytes.Buffer
+		e := &env{stdin: strings.NewReader(addressInput(lineAddresses(t, ref))), stdout: &out, stderr: &errb}
+		if code := run(context.Background(), e, []string{"symbolize", "--obj", lone}); code != 0 {
+			t.Fatalf("symbolize: exit %d: %s", code, errb.String())
+		}
+		return strings.Count(out.String(), "\n") / 2, errb.String()
+	}
+	without, warned := symbolizeAll()
+	units := len(b.Sources) // every source of the C++ program but its header is a unit
+	if n := strings.Count(warned, "backtrail: warning: split DWARF "); n == 0 || n > units || !strings.Contains(warned, "not found") {
+		t.Errorf("%d warnings for at most %d units:\n%s", n, units, warned)
+	}
+	packaged, err := os.ReadFile(b.Path + ".dwp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lone+".dwp", packaged, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	with, warned := symbolizeAll()
+	if warned != "" || with <= without {
+		t.Errorf("with the package: %d frames against %d without, warnings %q", with, without, warned)
 	}
 }

@@ -91,6 +91,8 @@ func runSymcacheBuild(ctx context.Context, e *env, fs *flag.FlagSet, args []stri
 		return err
 	}
 	dbg := o
+	f.FollowSplitDWARF(f.Path)
+	opened := []*debugfile.File{f}
 	if !o.Features.DebugInfo {
 		var dirs []string
 		if d := fs.Lookup("debug-file-directory").Value.String(); d != "" {
@@ -102,6 +104,8 @@ func runSymcacheBuild(ctx context.Context, e *env, fs *flag.FlagSet, args []stri
 				return err
 			}
 			defer df.Close()
+			df.FollowSplitDWARF(f.Path)
+			opened = append(opened, df)
 			if dbg, err = df.Object(o.Arch); err != nil {
 				return err
 			}
@@ -125,6 +129,9 @@ func runSymcacheBuild(ctx context.Context, e *env, fs *flag.FlagSet, args []stri
 	bar.Finish()
 	if err := done(err); err != nil {
 		return err
+	}
+	for _, f := range opened {
+		warnSplit(e.stderr, f.SplitDWARFErrors())
 	}
 	if !asJSON {
 		return nil

@@ -73,6 +73,7 @@ const (
 	DW_AT_MIPS_linkage_name Attr = 0x2007
 	DW_AT_GNU_discriminator Attr = 0x2136
 	DW_AT_GNU_dwo_name      Attr = 0x2130
+	DW_AT_GNU_dwo_id        Attr = 0x2131
 	DW_AT_GNU_ranges_base   Attr = 0x2132
 	DW_AT_GNU_addr_base     Attr = 0x2133
 )

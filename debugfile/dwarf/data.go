@@ -30,6 +30,7 @@ type Data struct {
 	sec   Sections
 	big   bool
 	units []Unit
+	split SplitLoader // see SetSplitLoader
 
 	mu         sync.Mutex // guards abbrevs and abbrevRead
 	abbrevs    map[abbrevKey]*abbrevTable

@@ -27,6 +27,14 @@ type entryReader struct {
 	addrBase     uint64
 	rnglistsBase uint64
 	baseAddr     uint64 // the unit's base address for range lists
+	// dwoRangesBase is a GNU skeleton's DW_AT_GNU_ranges_base; in the
+	// reader of its split unit, rangesBase, to which that unit's
+	// .debug_ranges offsets are relative.
+	dwoRangesBase uint64
+	rangesBase    uint64
+	// lines is the unit whose line table the file indices of the
+	// entries refer to: u, or the skeleton of a split unit.
+	lines *Unit
 
 	// rangesLeft is how many more address ranges the reader may produce.
 	// Range lists can be shared, so without a bound many small entries
@@ -41,7 +49,7 @@ func (d *Data) newEntryReader(u *Unit) (*entryReader, error) {
 		return nil, err
 	}
 	r := &entryReader{d: d, u: u, tab: tab, sec: ".debug_info", data: d.sec.Info, pos: int(u.first), end: int(u.End), big: d.big, f: u.format(),
-		rangesLeft: d.rangeBudget()}
+		rangesLeft: d.rangeBudget(), lines: u}
 	if u.Version >= 5 {
 		// Defaults for units that use indexed forms without naming their
 		// bases: the first contribution, just past its header.

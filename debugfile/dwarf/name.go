@@ -105,7 +105,7 @@ func (ui *UnitInfo) walk(off uint64) resolved {
 			r.declLine, r.hasDeclLine = e.declLine, true
 		}
 		if !r.hasDeclFile && e.hasDeclFile {
-			r.declFile, r.declUnit, r.hasDeclFile = e.declFile, e.r.u, true
+			r.declFile, r.declUnit, r.hasDeclFile = e.declFile, e.r.lines, true
 		}
 		if r.linkage && r.hasDeclLine && r.hasDeclFile {
 			break

@@ -55,7 +55,7 @@ func (r *entryReader) appendRanges(low, high, rng value, hasLow, hasHigh, hasRan
 	if r.f.version >= 5 {
 		return r.rngList(rng.u, out)
 	}
-	return r.debugRanges(rng.u, out)
+	return r.debugRanges(r.rangesBase+rng.u, out)
 }
 
 // debugRanges reads a DWARF 2–4 .debug_ranges list.

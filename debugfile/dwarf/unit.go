@@ -14,6 +14,13 @@ type UnitInfo struct {
 	HasStmtList bool
 	Ranges      []Range // of the unit entry
 
+	// DWOName is the file a skeleton unit's split unit lives in
+	// (DW_AT_dwo_name, DW_AT_GNU_dwo_name), as written: often relative to
+	// CompDir. Split is set when the entries below were read from that
+	// split unit (see Data.SetSplitLoader).
+	DWOName []byte
+	Split   bool
+
 	// Subroutines in depth-first order, the order DWARF consumers use to
 	// decide which entry owns an address when ranges nest: the entries
 	// with address attributes, and those without that enclose them (as
@@ -35,6 +42,8 @@ type UnitInfo struct {
 	walkSeen     []int32
 	walkNames    []int32
 	others       map[int]*entryReader // readers of other units, for cross-unit references
+	dwoID        uint64               // DW_AT_GNU_dwo_id (before DWARF 5 the header has none)
+	hasDWOID     bool
 }
 
 // Subroutine is a DW_TAG_subprogram or DW_TAG_inlined_subroutine entry.
@@ -111,8 +120,14 @@ func (d *Data) ReadRoot(u *Unit, ui *UnitInfo) error {
 	}
 	*ui = UnitInfo{Unit: u, r: r, lastResolved: -1}
 	r.noRanges = true
-	_, err = r.readRoot(ui)
-	return err
+	if _, err = r.readRoot(ui); err != nil {
+		return err
+	}
+	if d.split != nil && ui.skeleton() {
+		// The skeleton's root rarely names the producer and language.
+		d.splitReader(ui, r)
+	}
+	return nil
 }
 
 // ReadUnit reads unit u's root entry and all its subroutine entries into ui.
@@ -122,16 +137,6 @@ func (d *Data) ReadUnit(u *Unit, ui *UnitInfo) error {
 	r, err := d.newEntryReader(u)
 	if err != nil {
 		return err
-	}
-	// Compilers write about one subroutine with code, and one range, per
-	// 50 bytes of a unit: reserving fresh arrays by the unit's size saves
-	// most of the copies of growing.
-	size := int(u.End - u.first)
-	if cap(ui.Subroutines) < size/64 {
-		ui.Subroutines = make([]Subroutine, 0, size/48)
-	}
-	if cap(ui.SubRanges) < size/64 {
-		ui.SubRanges = make([]Range, 0, size/48)
 	}
 	*ui = UnitInfo{Unit: u, Subroutines: ui.Subroutines[:0], SubRanges: ui.SubRanges[:0], Ranges: ui.Ranges[:0], r: r,
 		refs: ui.refs[:0], refIndex: ui.refIndex, byOrigin: ui.byOrigin, walkStack: ui.walkStack, walkSeen: ui.walkSeen,
@@ -143,8 +148,32 @@ func (d *Data) ReadUnit(u *Unit, ui *UnitInfo) error {
 	clear(ui.refIndex)
 	clear(ui.byOrigin)
 	children, err := r.readRoot(ui)
-	if err != nil || !children {
+	if err != nil {
 		return err
+	}
+	if d.split != nil && ui.skeleton() {
+		if sr, ok := d.splitReader(ui, r); ok {
+			r, ui.r, ui.Split = sr, sr, true
+			children = true
+		}
+	}
+	if !children {
+		return nil
+	}
+	return r.readEntries(ui)
+}
+
+// readEntries reads the subroutine entries below the root into ui.
+func (r *entryReader) readEntries(ui *UnitInfo) error {
+	// Compilers write about one subroutine with code, and one range, per
+	// 50 bytes of a unit: reserving fresh arrays by the unit's size saves
+	// most of the copies of growing.
+	size := r.end - r.pos
+	if cap(ui.Subroutines) < size/64 {
+		ui.Subroutines = make([]Subroutine, 0, size/48)
+	}
+	if cap(ui.SubRanges) < size/64 {
+		ui.SubRanges = make([]Range, 0, size/48)
 	}
 	// The scan's path from the root: for each open entry, the nearest
 	// subroutine entry at or above it. A subroutine entry without code is
@@ -157,6 +186,7 @@ func (d *Data) ReadUnit(u *Unit, ui *UnitInfo) error {
 	stack := make([]frame, 1, 32)
 	stack[0] = frame{sub: -1}
 	tab := r.tab
+	u := r.u
 	for r.pos < r.end && r.err == nil {
 		start := r.pos
 		code := r.uleb()
@@ -195,10 +225,7 @@ func (d *Data) ReadUnit(u *Unit, ui *UnitInfo) error {
 			stack = append(stack, frame{sub: parent})
 		}
 	}
-	if r.err != nil {
-		return r.err
-	}
-	return nil
+	return r.err
 }
 
 // skipSubtree jumps over an entry and its children using DW_AT_sibling. It
@@ -244,8 +271,8 @@ func (r *entryReader) readRoot(ui *UnitInfo) (children bool, err error) {
 		}
 		return false, r.err
 	}
-	var low, high, rng, name, compDir, producer value
-	var hasLow, hasHigh, hasRanges, hasName, hasCompDir, hasProducer bool
+	var low, high, rng, name, compDir, producer, dwoName value
+	var hasLow, hasHigh, hasRanges, hasName, hasCompDir, hasProducer, hasDWOName bool
 	for i := range a.attrs {
 		s := &a.attrs[i]
 		v := r.read(s.form, s.implicit)
@@ -270,8 +297,14 @@ func (r *entryReader) readRoot(ui *UnitInfo) (children bool, err error) {
 			r.strOffBase = v.u
 		case DW_AT_addr_base, DW_AT_GNU_addr_base:
 			r.addrBase = v.u
-		case DW_AT_rnglists_base, DW_AT_GNU_ranges_base:
+		case DW_AT_rnglists_base:
 			r.rnglistsBase = v.u
+		case DW_AT_GNU_ranges_base:
+			r.dwoRangesBase = v.u
+		case DW_AT_dwo_name, DW_AT_GNU_dwo_name:
+			dwoName, hasDWOName = v, true
+		case DW_AT_GNU_dwo_id:
+			ui.dwoID, ui.hasDWOID = v.u, true
 		}
 	}
 	if r.err != nil {
@@ -286,6 +319,9 @@ func (r *entryReader) readRoot(ui *UnitInfo) (children bool, err error) {
 	}
 	if hasProducer {
 		ui.Producer = r.str(producer)
+	}
+	if hasDWOName {
+		ui.DWOName = r.str(dwoName)
 	}
 	if hasLow {
 		r.baseAddr, _ = r.addr(low)
