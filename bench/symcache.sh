@@ -153,6 +153,8 @@ biggest= biggest_bytes=0
 for f in "${files[@]}"; do
   name=$(basename "$f")
   d=$(debug_bytes "$f")
+  # Split DWARF (bench/corpus/make.sh SPLIT=1): the package holds most of it.
+  [ -f "$f.dwp" ] && d=$((d + $(debug_bytes "$f.dwp")))
   dwarf_of[$f]=$d
   if [ "$d" -gt "$biggest_bytes" ]; then biggest=$f biggest_bytes=$d; fi
   cat "$f" > /dev/null # warm the page cache for both tools

@@ -3,7 +3,6 @@ package symbolize
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/backtrail/backtrail/debugfile"
 	"github.com/backtrail/backtrail/debugfile/dwarf"
@@ -67,7 +66,7 @@ func (m *Module) SplitDWARFErrors() []error {
 // debugfile.FindCompanion) when one is found; its own symbol table still
 // names the functions, as llvm-symbolizer does.
 func Open(path string, opts Options) (*Module, error) {
-	if isSymcache(path) {
+	if symcache.IsFile(path) {
 		sc, err := symcache.Open(path)
 		if err != nil {
 			return nil, err
@@ -239,17 +238,6 @@ func (m *Module) Close() error {
 		return m.cache.Close()
 	}
 	return nil
-}
-
-func isSymcache(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	var b [4]byte
-	n, _ := f.Read(b[:])
-	return symcache.IsSymcache(b[:n])
 }
 
 // producerOf returns the producer and language of the first compilation

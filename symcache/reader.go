@@ -3,7 +3,9 @@ package symcache
 import (
 	"errors"
 	"fmt"
+	"io"
 	"iter"
+	"os"
 	"sync/atomic"
 	"unsafe"
 
@@ -143,6 +145,18 @@ func (f *File) Close() error {
 // IsSymcache reports whether data starts with the symcache magic.
 func IsSymcache(data []byte) bool {
 	return len(data) >= 4 && [4]byte(data[:4]) == Magic
+}
+
+// IsFile reports whether the file at path starts with the symcache magic.
+func IsFile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var b [4]byte
+	n, _ := io.ReadFull(f, b[:])
+	return IsSymcache(b[:n])
 }
 
 // Parse validates data's layout as a symcache and returns a File reading

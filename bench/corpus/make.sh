@@ -18,6 +18,11 @@
 #               sections compressed (objcopy --compress-debug-sections=zlib)
 #   JOBS=N      parallel compiles (default 2)
 #   SEED=N      corpus seed (default 1); a different seed is a different corpus
+#   SPLIT=1     the same corpus with split DWARF (-gsplit-dwarf): writes
+#               <output>-split, its .dwo files beside the objects, and
+#               <output>-split.dwp (llvm-dwp-14); the size counts the
+#               skeletons and the package. Build the size without SPLIT
+#               first: its unit count is reused.
 set -euo pipefail
 
 if [ $# -ne 2 ] || ! [[ $1 =~ ^[0-9]+$ ]] || [ "$1" -lt 1 ]; then
@@ -38,6 +43,17 @@ prog=$out/cxx-${size_mb}m
 [ "$dwarf" = 4 ] && prog+=-dwarf4
 [ "$seed" != 1 ] && prog+=-seed$seed
 target=$((size_mb * 1000 * 1000))
+split=${SPLIT:-}
+if [ "$split" = 1 ]; then
+  if [ ! -f "$prog.units" ]; then
+    echo "make.sh: SPLIT=1 reuses the unit count of $prog: build it first" >&2
+    exit 2
+  fi
+  cp "$prog.units" "$prog-split.units"
+  prog+=-split
+fi
+dwp=() # the package of a split corpus, whose DWARF counts too
+[ "$split" = 1 ] && dwp=("$prog.dwp")
 
 # debug_bytes FILE...: the .debug_* sections of each file, summed, in bytes.
 # Compressed sections (flag C) count their uncompressed size (ch_size).
@@ -77,7 +93,7 @@ fi
 
 mk() {
   nice -n 10 make -s --no-print-directory -f "$here/Makefile" -j"$jobs" \
-    GEN="$gen" WORK="$work" DWARF="$dwarf" SEED="$seed" "$@"
+    GEN="$gen" WORK="$work" DWARF="$dwarf" SEED="$seed" SPLIT="$split" "$@"
 }
 
 start=$SECONDS
@@ -121,15 +137,15 @@ fi
 # Report: the debug sections, compile times, the output.
 echo "| section | bytes | MB |"
 echo "|---|---:|---:|"
-llvm-readelf-14 -S -W "$prog" | sed 's/^ *\[ *[0-9]*\] //' | awk '
+llvm-readelf-14 -S -W "$prog" "${dwp[@]}" | sed 's/^ *\[ *[0-9]*\] //' | awk '
   function hex(s,  i, v) { v = 0; s = tolower(s)
     for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
     return v }
   $1 ~ /^\.debug_/ { n = hex($5); s += n; printf "| %s | %d | %.1f |\n", $1, n, n / 1e6 }
   $1 == ".text" { t = hex($5) }
   END { printf "| **all .debug_*** | **%d** | **%.1f** |\n| .text | %d | %.1f |\n", s, s / 1e6, t, t / 1e6 }'
-have=$(debug_bytes "$prog")
-cpu=$(cat "$work/obj-dwarf$dwarf"/tu*.o.time | awk -v n="$n" 'NR <= n { s += $2 + $3 } END { printf "%d", s }')
+have=$(debug_bytes "$prog" "${dwp[@]}")
+cpu=$(cat "$work/obj-dwarf$dwarf${split:+-split}"/tu*.o.time | awk -v n="$n" 'NR <= n { s += $2 + $3 } END { printf "%d", s }')
 echo
 echo "units: $n (DWARF $dwarf, seed $seed), DWARF $((have / 1000000)) MB = $(awk -v h="$have" -v t="$target" 'BEGIN { printf "%+.1f%%", (h / t - 1) * 100 }') of the $size_mb MB target"
 echo "compile: $cpu CPU-s summed over the units; first build took $(cat "$prog.buildtime" 2>/dev/null || echo '?') s wall; this run $wall s"

@@ -55,13 +55,6 @@ func startParked(t *testing.T, args ...string) int {
 	return cmd.Process.Pid
 }
 
-func runCode(args ...string) (code int, stdout, stderr string) {
-	var out, errb bytes.Buffer
-	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
-	code = run(context.Background(), e, args)
-	return code, out.String(), errb.String()
-}
-
 func TestDumpCommand(t *testing.T) {
 	pid := startParked(t)
 	p := strconv.Itoa(pid)

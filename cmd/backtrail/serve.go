@@ -41,7 +41,9 @@ DIR/admin-token (mode 0600).
 
 Endpoints: Sentry's /api/<project>/envelope/ and /store/; /api/v1/reports
 for backtrail reports, Apple .ips/.crash/MetricKit and Go panics;
-/api/v1/debug-files and sentry-cli's chunk upload for debug files;
+/api/v1/debug-files and sentry-cli's chunk upload for debug files (ELF,
+Mach-O, zipped dSYMs, and symcaches from backtrail symcache build, used as
+they are);
 /buildid/<id>/debuginfo for debuginfod clients; /api/v1/issues and friends
 for reading; /healthz (200 with the queue length while the database
 answers, for load balancers); the web UI at /.

@@ -34,7 +34,15 @@ line.
 PATH may be an ELF or Mach-O file, a .dSYM bundle, a Go binary (stripped
 binaries are read through their pclntab) or a symcache. A binary without
 debug information uses its separate debug file when one is found next to it,
-by .gnu_debuglink or build-id under --debug-file-directory.
+by .gnu_debuglink or build-id under --debug-file-directory. A binary built
+with -gsplit-dwarf (DWARF 5 or GNU's DWARF 4 extension) keeps only skeleton
+units; their functions and inline chains are read from PATH.dwp when it
+exists, else from each unit's .dwo file, named by the skeleton (joined to its
+compilation directory when relative), or by that name, or its base name,
+next to the binary. A .dwo of another build (its id differs) is not used; a
+unit whose split file is not found keeps its line numbers, with names from
+the symbol table, as llvm-symbolizer does, and a warning says which.
+"symcache build" and "dump" find split files the same way.
 
 --output-style=JSON prints one JSON object per address with the same data.
 

@@ -490,6 +490,15 @@ func runBacktrail(t *testing.T, stdin string, args ...string) string {
 	return out.String()
 }
 
+// runCode runs the command line args and returns its exit code and
+// output.
+func runCode(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
+	code = run(context.Background(), e, args)
+	return code, out.String(), errb.String()
+}
+
 // blocks splits symbolizer output into one block per address.
 func blocks(s string) []string {
 	s = strings.TrimSuffix(s, "\n\n")

@@ -3,6 +3,7 @@ package main
 import (
 	"archive/zip"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,7 +19,10 @@ import (
 	"time"
 
 	"github.com/backtrail/backtrail/debugfile"
+	"github.com/backtrail/backtrail/debugfile/dwarf"
 	"github.com/backtrail/backtrail/internal/progress"
+	"github.com/backtrail/backtrail/symbolize"
+	"github.com/backtrail/backtrail/symcache"
 )
 
 func init() {
@@ -28,9 +32,13 @@ func init() {
 		short: "upload debug files to a backtrail server",
 		long: `
 Upload sends debug files to a backtrail server: ELF and Mach-O files, Go
-binaries, and .dSYM bundles (zipped on the fly). Directories are walked.
-Files the server already has (same debug id and architecture) are skipped,
-so uploading a build directory twice costs one listing. On a terminal a
+binaries, .dSYM bundles (zipped on the fly) and symcaches (from backtrail
+symcache build: a fraction of a big debug file's size). Directories are
+walked. Files the server already has (same debug id and architecture; for
+a symcache, a symcache of them) are skipped, so uploading a build directory
+twice costs one listing. A binary built with -gsplit-dwarf is sent with
+the symcache of its split DWARF (its .dwp or .dwo files, found as symbolize
+finds them), since the server reads only what it is sent. On a terminal a
 progress bar shows the bytes sent.
 `,
 		flags: func(fs *flag.FlagSet) {
@@ -43,12 +51,14 @@ progress bar shows the bytes sent.
 	})
 }
 
-// uploadItem is one thing to send: a debug file, or a .dSYM bundle.
+// uploadItem is one thing to send: a debug file, a .dSYM bundle or a
+// symcache.
 type uploadItem struct {
 	path string
+	name string // as the server records it; the base of path when ""
 	dsym bool
 	size int64
-	ids  []string // debug_id/arch of its objects
+	ids  []string // debug_id/arch of its objects, and "/symcache" for a symcache
 }
 
 func runUpload(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
@@ -61,7 +71,12 @@ func runUpload(ctx context.Context, e *env, fs *flag.FlagSet, args []string) err
 		return usagef("need --url, --token and at least one PATH")
 	}
 	project := flagString(fs, "project")
-	items, err := collectUploads(args)
+	tmp, err := os.MkdirTemp("", "backtrail-upload-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	items, err := collectUploads(args, tmp, e.stderr)
 	if err != nil {
 		return err
 	}
@@ -114,10 +129,19 @@ func runUpload(ctx context.Context, e *env, fs *flag.FlagSet, args []string) err
 	return nil
 }
 
-// collectUploads walks the paths for debug files and .dSYM bundles.
-func collectUploads(paths []string) ([]uploadItem, error) {
+// collectUploads walks the paths for debug files, .dSYM bundles and
+// symcaches, and builds into tmp the symcaches of binaries whose DWARF is
+// split; their warnings go to stderr.
+func collectUploads(paths []string, tmp string, stderr io.Writer) ([]uploadItem, error) {
 	var items []uploadItem
 	add := func(p string, dsym bool) error {
+		if !dsym && symcache.IsFile(p) {
+			it, err := symcacheItem(p)
+			if err == nil {
+				items = append(items, it)
+			}
+			return err
+		}
 		target := p
 		if dsym {
 			inner, err := debugfile.Open(p)
@@ -142,6 +166,16 @@ func collectUploads(paths []string) ([]uploadItem, error) {
 		}
 		it.size = fi.Size()
 		items = append(items, it)
+		sc, err := splitSymcache(target, tmp, stderr)
+		if err != nil || sc == "" {
+			return err
+		}
+		split, err := symcacheItem(sc)
+		if err != nil {
+			return err
+		}
+		split.name = filepath.Base(target) + ".symcache"
+		items = append(items, split)
 		return nil
 	}
 	for _, root := range paths {
@@ -194,7 +228,66 @@ func isDebugFile(p string) bool {
 	defer f.Close()
 	var b [8]byte
 	n, _ := io.ReadFull(f, b[:])
-	return debugfile.Sniff(b[:n]) != debugfile.FormatUnknown
+	return debugfile.Sniff(b[:n]) != debugfile.FormatUnknown || symcache.IsSymcache(b[:n])
+}
+
+// symcacheItem is the upload of the symcache at p.
+func symcacheItem(p string) (uploadItem, error) {
+	sc, err := symcache.Open(p)
+	if err != nil {
+		return uploadItem{}, fmt.Errorf("%s: %w", p, err)
+	}
+	defer sc.Close()
+	info := sc.Info()
+	id := debugfile.DebugID{UUID: info.DebugID, Age: info.DebugAge}
+	return uploadItem{path: p, size: int64(sc.Size()), ids: []string{id.String() + "/" + info.Arch + "/symcache"}}, nil
+}
+
+// splitSymcache builds into dir the symcache of the ELF file at path when
+// its DWARF is split (-gsplit-dwarf) and some of its split units are found,
+// and returns its path; "" otherwise. The server cannot follow the
+// skeletons' file names: the symcache carries what they point to.
+func splitSymcache(path, dir string, stderr io.Writer) (string, error) {
+	f, err := debugfile.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	if len(f.Objects) != 1 || f.Objects[0].Format != debugfile.FormatELF {
+		return "", nil
+	}
+	o := f.Objects[0]
+	f.FollowSplitDWARF(path)
+	d, err := o.DWARF()
+	if err != nil || d == nil {
+		return "", nil // uploaded as it is; the server says what it lacks
+	}
+	skeletons := 0
+	units := d.Units()
+	for i := range units {
+		var ui dwarf.UnitInfo
+		if d.ReadRoot(&units[i], &ui) == nil && ui.DWOName != nil {
+			skeletons++
+		}
+	}
+	if skeletons == 0 || len(f.SplitDWARFErrors()) == skeletons {
+		warnSplit(stderr, f.SplitDWARFErrors())
+		return "", nil
+	}
+	w, err := os.CreateTemp(dir, filepath.Base(path)+"-*.symcache")
+	if err != nil {
+		return "", err
+	}
+	out := w.Name()
+	err = symbolize.WriteObject(w, o, o, symbolize.BuildOptions{})
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	warnSplit(stderr, f.SplitDWARFErrors())
+	if err != nil {
+		return "", fmt.Errorf("symcache of %s: %w", path, err)
+	}
+	return out, nil
 }
 
 // uploadBody returns what to send for an item: the file, or a zip of the
@@ -202,7 +295,7 @@ func isDebugFile(p string) bool {
 func uploadBody(it uploadItem) ([]byte, string, error) {
 	if !it.dsym {
 		b, err := os.ReadFile(it.path)
-		return b, filepath.Base(it.path), err
+		return b, cmp.Or(it.name, filepath.Base(it.path)), err
 	}
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
@@ -248,7 +341,11 @@ func serverDebugIDs(ctx context.Context, base, token, project string) (map[strin
 	}
 	have := map[string]bool{}
 	for _, f := range files {
-		have[fmt.Sprintf("%v/%v", f["debug_id"], f["arch"])] = true
+		id := fmt.Sprintf("%v/%v", f["debug_id"], f["arch"])
+		have[id] = true
+		if f["format"] == "symcache" {
+			have[id+"/symcache"] = true
+		}
 	}
 	return have, nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/backtrail/backtrail/debugfile"
 	"github.com/backtrail/backtrail/server"
 	"github.com/backtrail/backtrail/server/process"
+	"github.com/backtrail/backtrail/symcache"
 )
 
 // maxZipEntries bounds the files read from one uploaded archive.
@@ -99,7 +100,7 @@ func (s *Server) addDebugFiles(ctx context.Context, p *server.Project, name stri
 			}
 			var sniff [8]byte
 			k, _ := io.ReadFull(rc, sniff[:])
-			if debugfile.Sniff(sniff[:k]) == debugfile.FormatUnknown {
+			if debugfile.Sniff(sniff[:k]) == debugfile.FormatUnknown && !symcache.IsSymcache(sniff[:k]) {
 				rc.Close()
 				continue
 			}
@@ -113,7 +114,7 @@ func (s *Server) addDebugFiles(ctx context.Context, p *server.Project, name stri
 			out = append(out, fs...)
 		}
 		if len(out) == 0 {
-			return nil, server.Errorf(server.EINVALID, "zip holds no ELF or Mach-O file")
+			return nil, server.Errorf(server.EINVALID, "zip holds no ELF, Mach-O or symcache file")
 		}
 		return out, nil
 	}
@@ -313,6 +314,9 @@ func (s *Server) debuginfod(w http.ResponseWriter, r *http.Request) error {
 // score ranks debug files for a debuginfod request; negative means the
 // file cannot answer it.
 func score(f *server.DebugFile, wantDebug bool) int {
+	if f.Format == process.FormatSymcache {
+		return -1 // not a file debuginfod clients can read
+	}
 	has := func(x string) bool {
 		for _, y := range f.Features {
 			if y == x {

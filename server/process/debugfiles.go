@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/backtrail/backtrail/debugfile"
 	"github.com/backtrail/backtrail/server"
+	"github.com/backtrail/backtrail/symcache"
 )
 
 // AddDebugFile stores one debug file in blobs and records each of its
@@ -29,7 +31,7 @@ func AddDebugFile(ctx context.Context, st server.Store, blobs server.Blobs, proj
 	for _, o := range objs {
 		df, isNew, err := st.AddDebugFile(ctx, &server.DebugFile{
 			ProjectID: projectID, DebugID: o.DebugID.String(), CodeID: o.CodeID, Arch: o.Arch,
-			Format: o.Format.String(), Kind: o.Kind.String(), Name: name, Size: size, Blob: addr,
+			Format: o.Format, Kind: o.Kind, Name: name, Size: size, Blob: addr,
 			Features: Features(o.Features),
 		})
 		if err != nil {
@@ -48,27 +50,54 @@ type objectInfo struct {
 	DebugID  debugfile.DebugID
 	CodeID   string
 	Arch     string
-	Format   debugfile.Format
-	Kind     debugfile.Kind
+	Format   string // debugfile.Format's name, or FormatSymcache
+	Kind     string
 	Features debugfile.Features
 }
 
-// openObjects reads the objects of a debug file. The readers never panic
-// on hostile input by design; the recover makes a bug in them cost this
-// file, not the server.
+// FormatSymcache is the format of an uploaded symcache: the index
+// `backtrail symcache build` makes, sent instead of a debug file too big
+// to upload, or of one whose DWARF lives in other files (split DWARF).
+const FormatSymcache = "symcache"
+
+// openObjects reads the objects of a debug file, or the one a symcache
+// describes. The readers never panic on hostile input by design; the
+// recover makes a bug in them cost this file, not the server.
 func openObjects(path, name string) (objs []objectInfo, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = server.Errorf(server.EINVALID, "%s: unreadable debug file", name)
 		}
 	}()
+	invalid := func(err error) error {
+		return &server.Error{Code: server.EINVALID, Message: fmt.Sprintf("%s: %v", name, err), Err: err}
+	}
+	if symcache.IsFile(path) {
+		sc, err := symcache.Open(path)
+		if err != nil {
+			return nil, invalid(err)
+		}
+		defer sc.Close()
+		// Checked whole once here, so that lookups never meet a bad
+		// block of an upload.
+		if err := sc.Check(); err != nil {
+			return nil, invalid(err)
+		}
+		info := sc.Info() // its strings are views of the mapping Close ends
+		files, funcs, _, _ := sc.Counts()
+		return []objectInfo{{
+			DebugID: debugfile.DebugID{UUID: info.DebugID, Age: info.DebugAge}, CodeID: strings.Clone(info.CodeID), Arch: strings.Clone(info.Arch),
+			Format: FormatSymcache, Kind: debugfile.KindDebug.String(),
+			Features: debugfile.Features{DebugInfo: files > 0, Symtab: funcs > 0, DebugOnly: true},
+		}}, nil
+	}
 	f, err := debugfile.Open(path)
 	if err != nil {
-		return nil, &server.Error{Code: server.EINVALID, Message: fmt.Sprintf("%s: %v", name, err), Err: err}
+		return nil, invalid(err)
 	}
 	defer f.Close()
 	for _, o := range f.Objects {
-		objs = append(objs, objectInfo{o.DebugID, o.CodeID, o.Arch, o.Format, o.Kind, o.Features})
+		objs = append(objs, objectInfo{o.DebugID, o.CodeID, o.Arch, o.Format.String(), o.Kind.String(), o.Features})
 	}
 	return objs, nil
 }

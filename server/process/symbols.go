@@ -1,12 +1,14 @@
 package process
 
 import (
+	"cmp"
 	"container/list"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -144,15 +146,26 @@ func (s *Symbols) evict() {
 	}
 }
 
-// Forget clears what is known about a debug id: cached absence, after an
-// upload.
+// Forget clears what is known about a debug id after an upload: its
+// cached absence, and the table read from another of its files, which the
+// new one may outrank (a symcache of split DWARF beside the binary).
 func (s *Symbols) Forget(debugID, codeID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.init()
+	match := func(k string) bool {
+		return strings.Contains(k, "/"+strings.ToLower(debugID)+"/") || codeID != "" && strings.Contains(k, "/"+strings.ToLower(codeID)+"/")
+	}
 	for k := range s.negative {
-		if strings.Contains(k, "/"+strings.ToLower(debugID)+"/") || codeID != "" && strings.Contains(k, "/"+strings.ToLower(codeID)+"/") {
+		if match(k) {
 			delete(s.negative, k)
+		}
+	}
+	for k, el := range s.open {
+		if match(k) {
+			// Tables handed out keep their mapping, as in evict.
+			s.lru.Remove(el)
+			delete(s.open, k)
 		}
 	}
 }
@@ -163,29 +176,54 @@ func (s *Symbols) load(ctx context.Context, projectID int64, debugID, codeID, ar
 		return nil, err
 	}
 	// Prefer files with debug information, then symbol tables.
-	var pick *server.DebugFile
+	compatible := func(f *server.DebugFile) bool {
+		return arch == "" || f.Arch == "" || strings.EqualFold(f.Arch, arch) || archCompatible(f.Arch, arch)
+	}
+	var picks []*server.DebugFile
 	for _, f := range files {
-		if arch != "" && f.Arch != "" && !strings.EqualFold(f.Arch, arch) && !archCompatible(f.Arch, arch) {
-			continue
-		}
-		if pick == nil || rank(f) > rank(pick) {
-			pick = f
+		if compatible(f) {
+			picks = append(picks, f)
 		}
 	}
-	if pick == nil && s.Upstream != nil && codeID != "" {
+	slices.SortStableFunc(picks, func(a, b *server.DebugFile) int { return cmp.Compare(rank(b), rank(a)) })
+	if len(picks) == 0 && s.Upstream != nil && codeID != "" {
 		fetched, err := s.Upstream.Fetch(ctx, s.Store, s.Blobs, projectID, codeID, "debuginfo")
 		if err != nil {
 			return nil, err
 		}
 		for _, f := range fetched {
-			if arch == "" || f.Arch == "" || strings.EqualFold(f.Arch, arch) || archCompatible(f.Arch, arch) {
-				pick = f
+			if compatible(f) {
+				picks = []*server.DebugFile{f}
 			}
 		}
 	}
-	if pick == nil {
-		return nil, ErrNoSymbols
+	var unreadable error
+	for _, pick := range picks {
+		if pick.Format != FormatSymcache {
+			return s.build(ctx, pick)
+		}
+		// An uploaded symcache was checked whole when it came. One of
+		// another version fails here, and only its debug file could
+		// rebuild it: the next best file answers instead.
+		path, err := s.Blobs.Path(ctx, pick.Blob)
+		if err != nil {
+			return nil, err
+		}
+		f, err := symcache.Open(path)
+		if err == nil {
+			return &entry{table: symbolize.NewTable(f, demangle.Full), file: f}, nil
+		}
+		unreadable = cmp.Or(unreadable, fmt.Errorf("debug file %d (%s): %w", pick.ID, pick.Name, err))
 	}
+	if unreadable != nil {
+		return nil, unreadable
+	}
+	return nil, ErrNoSymbols
+}
+
+// build returns the symcache of debug file pick from the cache directory,
+// building it there first if needed.
+func (s *Symbols) build(ctx context.Context, pick *server.DebugFile) (*entry, error) {
 	cache := filepath.Join(s.CacheDir, fmt.Sprintf("%s-%s-v%d.symcache", pick.Blob, pick.Arch, symcache.Version))
 	if f, err := symcache.Open(cache); err == nil {
 		return &entry{table: symbolize.NewTable(f, demangle.Full), file: f}, nil
@@ -244,12 +282,18 @@ func buildSymcache(w *os.File, path, arch string, opts symbolize.BuildOptions) (
 	return symbolize.WriteObject(w, o, o, opts)
 }
 
+// rank orders the debug files of one module by what they can tell.
 func rank(f *server.DebugFile) int {
 	r := 0
 	for _, x := range f.Features {
 		switch x {
 		case "debug":
 			r += 4
+			if f.Format == FormatSymcache {
+				// Built by the user from everything the build left, such
+				// as split DWARF the binary only points to.
+				r++
+			}
 		case "go_pclntab":
 			r += 2
 		case "symtab":
