@@ -1,6 +1,7 @@
 package debugfile
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -63,6 +64,7 @@ type splitFile struct {
 
 // loader returns the SplitLoader of skeletons in d.
 func (s *splitFiles) loader(d *dwarf.Data) dwarf.SplitLoader {
+	made := make(map[string]*dwarf.Data) // by path: the name and the unit's root may each ask
 	return func(sk dwarf.Skeleton) (*dwarf.Data, error) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -71,20 +73,24 @@ func (s *splitFiles) loader(d *dwarf.Data) dwarf.SplitLoader {
 		}
 		var firstErr error
 		for _, p := range s.dwoPaths(sk) {
-			f := s.open(p)
-			if f.err != nil {
-				if firstErr == nil {
-					firstErr = f.err
+			sd, err := made[p], error(nil)
+			if sd == nil {
+				f := s.open(p) // its errors name the file
+				if err = f.err; err == nil {
+					if sd, err = d.Split(f.sec); err != nil {
+						err = fmt.Errorf("%s: %w", p, err)
+					}
 				}
-				continue
+				if err != nil {
+					firstErr = cmp.Or(firstErr, err)
+					continue
+				}
+				made[p] = sd
 			}
-			sd, err := d.Split(f.sec)
-			if err == nil && sd.HasSplitUnit(sk.ID) {
+			if sd.HasSplitUnit(sk.ID) {
 				return sd, nil
 			}
-			if firstErr == nil {
-				firstErr = fmt.Errorf("%s: no split unit with id %#x", p, sk.ID)
-			}
+			firstErr = cmp.Or(firstErr, fmt.Errorf("%s: no split unit with id %#x", p, sk.ID))
 		}
 		if firstErr == nil {
 			firstErr = fmt.Errorf("split DWARF %s (id %#x) not found", sk.DWOName, sk.ID)
