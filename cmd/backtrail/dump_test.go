@@ -29,11 +29,28 @@ import (
 // the target is ready.
 func startParked(t *testing.T, args ...string) int {
 	t.Helper()
-	exe := filepath.Join(t.TempDir(), "parked")
+	return startParkedBuilt(t, buildParked(t), args...)
+}
+
+// buildParked compiles the parked target with gcc -O2 -g and cflags into
+// a new directory, and returns the executable.
+func buildParked(t *testing.T, cflags ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "parked")
 	src := testenv.Testdata(t, "src", "dump", "parked.c")
-	if b, err := exec.Command(testenv.Tool(t, "gcc"), "-O2", "-g", "-pthread", "-o", exe, src).CombinedOutput(); err != nil {
+	cmd := exec.Command(testenv.Tool(t, "gcc"), append(append([]string{"-O2", "-g", "-pthread"}, cflags...), "-o", exe, src)...)
+	cmd.Dir = dir
+	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, b)
 	}
+	return exe
+}
+
+// startParkedBuilt starts the parked target exe with args and waits until
+// its threads are parked.
+func startParkedBuilt(t *testing.T, exe string, args ...string) int {
+	t.Helper()
 	if len(args) == 0 {
 		args = []string{"-t", "3", "-d", "4"}
 	}
@@ -53,6 +70,41 @@ func startParked(t *testing.T, args ...string) int {
 		t.Fatalf("target said %q", line)
 	}
 	return cmd.Process.Pid
+}
+
+// TestDumpSplitDWARF dumps a target built with -gsplit-dwarf: its inline
+// frames come from the .dwo file beside it, and without that file the
+// dump still names every function, without them.
+func TestDumpSplitDWARF(t *testing.T) {
+	exe := buildParked(t, "-gsplit-dwarf")
+	dwos, _ := filepath.Glob(filepath.Join(filepath.Dir(exe), "*.dwo"))
+	if len(dwos) != 1 {
+		t.Fatalf("gcc -gsplit-dwarf left %q", dwos)
+	}
+	dump := func() string {
+		t.Helper()
+		p := strconv.Itoa(startParkedBuilt(t, exe))
+		code, out, errs := runCode("dump", p)
+		if code != 0 {
+			t.Fatalf("dump: exit %d: %s", code, errs)
+		}
+		for _, want := range []string{" level_d (", " level_a (", " worker_main ("} {
+			if !strings.Contains(out, want) {
+				t.Errorf("output lacks %q:\n%s", want, out)
+			}
+		}
+		return out
+	}
+	// park_here is inlined into level_d.
+	if out := dump(); !strings.Contains(out, " park_here (") || !strings.Contains(out, "[parked] (inlined)\n") {
+		t.Errorf("no inline frames from %s:\n%s", dwos[0], out)
+	}
+	if err := os.Remove(dwos[0]); err != nil {
+		t.Fatal(err)
+	}
+	if out := dump(); strings.Contains(out, "[parked] (inlined)") {
+		t.Errorf("inline frames of parked without the .dwo file:\n%s", out)
+	}
 }
 
 func TestDumpCommand(t *testing.T) {
