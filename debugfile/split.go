@@ -20,17 +20,25 @@ import (
 // id differs) leaves that unit with what its skeleton holds: line numbers,
 // and names from the symbol table.
 //
+// A package named by dwp, when not "", is used instead of one beside the
+// binary (llvm-symbolizer's --dwp).
+//
 // The paths come from the DWARF itself, so only follow them for files the
 // user pointed at, never for files received from elsewhere. The split
 // files stay open until f is closed.
-func (f *File) FollowSplitDWARF(binary string) {
-	f.split = &splitFiles{binary: binary, self: f.Path, files: make(map[string]*splitFile), dwpUnits: make(map[uint64]*dwarf.Data),
+func (f *File) FollowSplitDWARF(binary, dwp string) {
+	packages := []string{binary + ".dwp", f.Path + ".dwp"}
+	if dwp != "" {
+		packages = []string{dwp}
+	}
+	f.split = &splitFiles{binary: binary, packages: packages, files: make(map[string]*splitFile), dwpUnits: make(map[uint64]*dwarf.Data),
 		failed: make(map[dwarf.Skeleton]bool)}
 }
 
 // splitFiles finds and keeps the split DWARF files of one File.
 type splitFiles struct {
-	binary, self string
+	binary   string
+	packages []string // where a .dwp may be, in order
 
 	mu       sync.Mutex
 	dwpRead  bool
@@ -107,7 +115,7 @@ func (s *splitFiles) loader(d *dwarf.Data) dwarf.SplitLoader {
 func (s *splitFiles) dwpUnit(d *dwarf.Data, id uint64) (*dwarf.Data, bool) {
 	if !s.dwpRead {
 		s.dwpRead = true
-		for _, p := range []string{s.binary + ".dwp", s.self + ".dwp"} {
+		for _, p := range s.packages {
 			if !isFile(p) {
 				continue
 			}

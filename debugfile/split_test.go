@@ -48,13 +48,19 @@ func buildSplit(t *testing.T, dir string, dwarfVersion string, source string) st
 // symbolizer does, following split DWARF when follow is set.
 func readSplit(t *testing.T, exe string, follow bool) dwarf.UnitInfo {
 	t.Helper()
+	return readSplitWith(t, exe, follow, "")
+}
+
+// readSplitWith is readSplit with the package dwp named.
+func readSplitWith(t *testing.T, exe string, follow bool, dwp string) dwarf.UnitInfo {
+	t.Helper()
 	f, err := debugfile.Open(exe)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
 	if follow {
-		f.FollowSplitDWARF(exe)
+		f.FollowSplitDWARF(exe, dwp)
 	}
 	d, err := f.Objects[0].DWARF()
 	if err != nil {
@@ -145,6 +151,17 @@ func TestFollowSplitDWARF(t *testing.T) {
 				}
 				defer os.Rename(hidden, dwo)
 				checkSplit(t, readSplit(t, exe, true), true)
+				// Named, from anywhere; and a name replaces the default.
+				named := filepath.Join(dir, "elsewhere.dwp")
+				if err := os.Rename(exe+".dwp", named); err != nil {
+					t.Fatal(err)
+				}
+				checkSplit(t, readSplitWith(t, exe, true, named), true)
+				checkSplit(t, readSplit(t, exe, true), false)
+				if err := os.Rename(named, exe+".dwp"); err != nil {
+					t.Fatal(err)
+				}
+				checkSplit(t, readSplitWith(t, exe, true, named), false)
 			})
 			t.Run("missing", func(t *testing.T) {
 				hidden := dwo + ".hidden"

@@ -228,7 +228,7 @@ func (m *module) buildIndex(dbg string) *symbolize.Module {
 		return nil
 	}
 	defer df.Close()
-	df.FollowSplitDWARF(m.open)
+	df.FollowSplitDWARF(m.open, "")
 	o, err := f.Object(m.info.Arch)
 	if err != nil {
 		return nil

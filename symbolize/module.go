@@ -25,6 +25,9 @@ type Options struct {
 	Lazy bool
 	// Build tunes the symcache build of debug files when not Lazy.
 	Build BuildOptions
+	// DWP is the .dwp package of a binary built with -gsplit-dwarf, when
+	// not the one beside it (see debugfile.File.FollowSplitDWARF).
+	DWP string
 }
 
 // Module is one object's symbolication index, ready for queries. It is
@@ -92,14 +95,14 @@ func (m *Module) open(f *debugfile.File, opts Options) error {
 	}
 	m.ImageVMAddr, m.Features = o.ImageVMAddr, o.Features
 	dbg := o
-	f.FollowSplitDWARF(f.Path)
+	f.FollowSplitDWARF(f.Path, opts.DWP)
 	if !o.Features.DebugInfo {
 		if p := debugfile.FindCompanion(f.Path, o, opts.DebugDirs); p != "" {
 			df, err := debugfile.Open(p)
 			if err != nil {
 				return fmt.Errorf("debug companion of %s: %w", f.Path, err)
 			}
-			df.FollowSplitDWARF(f.Path)
+			df.FollowSplitDWARF(f.Path, opts.DWP)
 			m.files = append(m.files, df)
 			if dbg, err = df.Object(o.Arch); err != nil {
 				return fmt.Errorf("debug companion of %s: %w", f.Path, err)

@@ -36,8 +36,8 @@ binaries are read through their pclntab) or a symcache. A binary without
 debug information uses its separate debug file when one is found next to it,
 by .gnu_debuglink or build-id under --debug-file-directory. A binary built
 with -gsplit-dwarf (DWARF 5 or GNU's DWARF 4 extension) keeps only skeleton
-units; their functions and inline chains are read from PATH.dwp when it
-exists, else from each unit's .dwo file, named by the skeleton (joined to its
+units; their functions and inline chains are read from PATH.dwp (or the
+package --dwp names) when it exists, else from each unit's .dwo file, named by the skeleton (joined to its
 compilation directory when relative), or by that name, or its base name,
 next to the binary. A .dwo of another build (its id differs) is not used; a
 unit whose split file is not found keeps its line numbers, with names from
@@ -65,6 +65,7 @@ heap grow to hundreds of megabytes.
 			fs.Bool("no-demangle", false, "print function names as recorded")
 			fs.Bool("relative-address", false, "addresses are relative to the image base")
 			fs.String("debug-file-directory", "", "`dir` to search for separate debug files")
+			fs.String("dwp", "", "split DWARF package `file` (default: PATH.dwp)")
 		},
 		run: runSymbolize,
 	})
@@ -105,6 +106,7 @@ func runSymbolize(ctx context.Context, e *env, fs *flag.FlagSet, args []string) 
 	if d := str("debug-file-directory"); d != "" {
 		opts.DebugDirs = []string{d}
 	}
+	opts.DWP = str("dwp")
 	m, err := symbolize.Open(obj, opts)
 	if err != nil {
 		return err

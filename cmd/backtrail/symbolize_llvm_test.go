@@ -601,6 +601,11 @@ func TestSymbolizeSplitMissing(t *testing.T) {
 	if n := strings.Count(warned, "backtrail: warning: split DWARF "); n == 0 || n > units || !strings.Contains(warned, "not found") {
 		t.Errorf("%d warnings for at most %d units:\n%s", n, units, warned)
 	}
+	// --dwp names the package wherever it is.
+	code, out, stderr := runCode("symbolize", "--obj", lone, "--dwp", b.Path+".dwp", fmt.Sprintf("%#x", lineAddresses(t, ref)[0]))
+	if code != 0 || stderr != "" || out == "" {
+		t.Errorf("symbolize --dwp: exit %d, warned %q", code, stderr)
+	}
 	packaged, err := os.ReadFile(b.Path + ".dwp")
 	if err != nil {
 		t.Fatal(err)

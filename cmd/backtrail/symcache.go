@@ -25,7 +25,10 @@ Symcache build converts the debug information of PATH (ELF, Mach-O, .dSYM
 bundle, Go binary) into a symcache: a compact, memory-mapped index from
 addresses to functions, files, lines and inline frames (docs/symcache.md).
 Compilation units are converted in parallel on --threads cores (default: all).
-A binary without DWARF uses its separate debug file when one is found.
+A binary without DWARF uses its separate debug file when one is found; one
+built with -gsplit-dwarf is read with its .dwp package (PATH.dwp, or --dwp)
+or .dwo files, found as symbolize finds them, and a warning names the units
+whose split DWARF is missing.
 
 On a terminal a progress bar shows the units converted. --json prints, when
 the symcache is written, what symcache info --json prints about it, with the
@@ -40,6 +43,7 @@ A build allocates up to hundreds of megabytes.
 			fs.String("arch", "", "architecture of a fat Mach-O file")
 			fs.Int("threads", 0, "units converted in parallel (0: all cores)")
 			fs.String("debug-file-directory", "", "`dir` to search for separate debug files")
+			fs.String("dwp", "", "split DWARF package `file` (default: PATH.dwp)")
 		},
 		run: runSymcacheBuild,
 	})
@@ -91,7 +95,8 @@ func runSymcacheBuild(ctx context.Context, e *env, fs *flag.FlagSet, args []stri
 		return err
 	}
 	dbg := o
-	f.FollowSplitDWARF(f.Path)
+	dwp := fs.Lookup("dwp").Value.String()
+	f.FollowSplitDWARF(f.Path, dwp)
 	opened := []*debugfile.File{f}
 	if !o.Features.DebugInfo {
 		var dirs []string
@@ -104,7 +109,7 @@ func runSymcacheBuild(ctx context.Context, e *env, fs *flag.FlagSet, args []stri
 				return err
 			}
 			defer df.Close()
-			df.FollowSplitDWARF(f.Path)
+			df.FollowSplitDWARF(f.Path, dwp)
 			opened = append(opened, df)
 			if dbg, err = df.Object(o.Arch); err != nil {
 				return err

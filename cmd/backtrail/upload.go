@@ -257,7 +257,7 @@ func splitSymcache(path, dir string, stderr io.Writer) (string, error) {
 		return "", nil
 	}
 	o := f.Objects[0]
-	f.FollowSplitDWARF(path)
+	f.FollowSplitDWARF(path, "")
 	d, err := o.DWARF()
 	if err != nil || d == nil {
 		return "", nil // uploaded as it is; the server says what it lacks

@@ -30,7 +30,7 @@ func splitSymcache(t *testing.T, exe string) string {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	f.FollowSplitDWARF(exe)
+	f.FollowSplitDWARF(exe, "")
 	out := filepath.Join(t.TempDir(), filepath.Base(exe)+".symcache")
 	w, err := os.Create(out)
 	if err != nil {
