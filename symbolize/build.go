@@ -280,8 +280,9 @@ func convertUnits(d *dwarf.Data, order []int, p *unitPlan, opts BuildOptions, ad
 		unit  int
 		out   *unitTables
 		err   error
-		owner bool   // the unit owns addresses
-		lines extent // of .debug_line the unit's line program was read from
+		owner bool           // the unit owns addresses
+		lines extent         // of .debug_line the unit's line program was read from
+		split dwarf.Sections // of the split DWARF the unit's entries came from
 		done  chan struct{}
 	}
 	// Tables circulate between workers and the merger, so their buffers
@@ -326,6 +327,7 @@ func convertUnits(d *dwarf.Data, order []int, p *unitPlan, opts BuildOptions, ad
 					c.emitOwned(owned, clipCover(p.cover, owned))
 				}
 				j.lines = extent{c.lt.ProgramOffset(), c.lt.ProgramOffset() + uint64(len(c.lt.Program()))}
+				j.split, _ = c.ui.SplitSections()
 				close(j.done)
 			}
 		}()
@@ -344,6 +346,7 @@ func convertUnits(d *dwarf.Data, order []int, p *unitPlan, opts BuildOptions, ad
 	done, converted := 0, 0
 	var sinceRelease uint64 // bytes of entries converted since releaseShared
 	var read unitBytes
+	var splitSeen uint64 // bytes of split units' entries
 	info := len(d.Sections().Info)
 	release, shared := info >= releaseFrom, sharedBudget(info)
 	for j := range results {
@@ -363,12 +366,18 @@ func convertUnits(d *dwarf.Data, order []int, p *unitPlan, opts BuildOptions, ad
 		u := &units[j.unit]
 		read.info.add(extent{u.Offset, u.End})
 		read.lines.add(j.lines)
+		read.addSplit(j.split)
+		// A split build's entries are in its split files, which only the
+		// units reveal: their sizes count as the binary's would.
+		splitSeen += uint64(len(j.split.Info))
+		release = release || splitSeen >= releaseFrom
 		if release && read.size() >= unitBudget {
 			read.release(d)
 		}
-		sinceRelease += u.End - u.Offset
+		sinceRelease += u.End - u.Offset + uint64(len(j.split.Info))
 		if release && sinceRelease >= shared {
 			releaseShared(d)
+			read.releaseSplitStrings()
 			sinceRelease = 0
 		}
 		free <- j.out
@@ -377,6 +386,7 @@ func convertUnits(d *dwarf.Data, order []int, p *unitPlan, opts BuildOptions, ad
 	if release {
 		read.release(d)
 		releaseShared(d)
+		read.releaseSplitStrings()
 	}
 	if firstErr != nil && converted == 0 {
 		return firstErr
@@ -401,13 +411,39 @@ func (s *extent) add(t extent) {
 // unitBytes spans the entries and line programs of the units converted
 // since their pages were last handed back to the kernel (they are read
 // again from the file should anything need them), so that resident memory
-// does not grow with the input.
-type unitBytes struct{ info, lines extent }
+// does not grow with the input; and, for a split build, the split units'
+// sections, and the strings of their files.
+type unitBytes struct {
+	info, lines extent
+	split       []dwarf.Sections
+	splitSize   uint64
+	// splitStrs are the split files' string sections met since they were
+	// last handed back: one per .dwo file, or a package's, which all its
+	// units share and which is handed back as the binary's strings are.
+	splitStrs map[*byte][]byte
+}
 
-func (r unitBytes) size() uint64 { return r.info.hi - r.info.lo + r.lines.hi - r.lines.lo }
+func (r unitBytes) size() uint64 {
+	return r.info.hi - r.info.lo + r.lines.hi - r.lines.lo + r.splitSize
+}
 
-// release hands back the pages r spans, and empties r. The units in
-// flight that the spans reach over read theirs again.
+func (r *unitBytes) addSplit(s dwarf.Sections) {
+	if s.Info == nil {
+		return
+	}
+	r.split = append(r.split, s)
+	r.splitSize += uint64(len(s.Info))
+	if len(s.Str) > 0 {
+		if r.splitStrs == nil {
+			r.splitStrs = make(map[*byte][]byte)
+		}
+		r.splitStrs[&s.Str[0]] = s.Str
+	}
+}
+
+// release hands back the pages r spans but the split files' strings, and
+// empties r of them. The units in flight that the spans reach over read
+// theirs again.
 func (r *unitBytes) release(d *dwarf.Data) {
 	s := d.Sections()
 	if r.info.lo < r.info.hi {
@@ -416,7 +452,21 @@ func (r *unitBytes) release(d *dwarf.Data) {
 	if r.lines.lo < r.lines.hi {
 		mmap.Release(s.Line[r.lines.lo:r.lines.hi])
 	}
-	*r = unitBytes{}
+	for _, x := range r.split {
+		for _, b := range [][]byte{x.Info, x.Abbrev, x.StrOffsets, x.RngLists, x.Line} {
+			mmap.Release(b)
+		}
+	}
+	r.info, r.lines, r.split, r.splitSize = extent{}, extent{}, r.split[:0], 0
+}
+
+// releaseSplitStrings hands back the split files' strings met since the
+// last call.
+func (r *unitBytes) releaseSplitStrings() {
+	for k, b := range r.splitStrs {
+		mmap.Release(b)
+		delete(r.splitStrs, k)
+	}
 }
 
 // unitBudget is how many bytes of entries and line programs convert

@@ -1,6 +1,10 @@
 package symbolize
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/backtrail/backtrail/debugfile/dwarf"
+)
 
 // TestExtent checks that an extent grows to cover what is added and that
 // empty extents neither count nor widen one.
@@ -28,5 +32,33 @@ func TestExtent(t *testing.T) {
 	}
 	if (unitBytes{}).size() != 0 {
 		t.Error("empty unitBytes has a size")
+	}
+}
+
+// TestUnitBytesSplit checks the bookkeeping of a split build's sections:
+// their entries count toward the release budget, a release empties them
+// but keeps the strings, which a package's units share and are gathered
+// once per file, until releaseSplitStrings.
+func TestUnitBytesSplit(t *testing.T) {
+	pkgStr, dwoStr := []byte("shared\x00"), []byte("own\x00")
+	var r unitBytes
+	r.addSplit(dwarf.Sections{}) // a unit that is not split
+	r.addSplit(dwarf.Sections{Info: make([]byte, 100), Str: pkgStr})
+	r.addSplit(dwarf.Sections{Info: make([]byte, 50), Str: pkgStr})
+	r.addSplit(dwarf.Sections{Info: make([]byte, 10), Str: dwoStr})
+	if r.size() != 160 || len(r.split) != 3 || len(r.splitStrs) != 2 {
+		t.Fatalf("size %d, %d split units, %d string sections; want 160, 3, 2", r.size(), len(r.split), len(r.splitStrs))
+	}
+	d, err := dwarf.New(dwarf.Sections{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.release(d)
+	if r.size() != 0 || len(r.split) != 0 || len(r.splitStrs) != 2 {
+		t.Fatalf("after release: size %d, %d split units, %d string sections; want 0, 0, 2", r.size(), len(r.split), len(r.splitStrs))
+	}
+	r.releaseSplitStrings()
+	if len(r.splitStrs) != 0 {
+		t.Fatalf("%d string sections after releaseSplitStrings", len(r.splitStrs))
 	}
 }

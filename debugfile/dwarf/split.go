@@ -105,6 +105,17 @@ func (d *Data) splitReader(ui *UnitInfo, skel *entryReader) (*entryReader, bool)
 	return r, true
 }
 
+// SplitSections returns the sections of the split DWARF that ui's entries
+// were read from (ui.Split): the .dwo file's, or the package's
+// contributions for the unit and its shared strings. Builders hand their
+// pages back once done with them, as with the binary's own sections.
+func (ui *UnitInfo) SplitSections() (Sections, bool) {
+	if !ui.Split {
+		return Sections{}, false
+	}
+	return ui.r.d.sec, true
+}
+
 // HasSplitUnit reports whether d holds the split compilation unit with DWO
 // id id.
 func (d *Data) HasSplitUnit(id uint64) bool { return d.splitUnit(id) != nil }
