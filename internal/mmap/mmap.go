@@ -8,8 +8,10 @@
 package mmap
 
 import (
+	"cmp"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"unsafe"
 )
@@ -116,16 +118,29 @@ func (r *Region) Close() error {
 	return unmap(data)
 }
 
-// mapped holds the file-backed mappings made by this package: only their
-// pages can be released without losing what they hold.
+// mapped holds the file-backed mappings made by this package, by address:
+// only their pages can be released without losing what they hold. A
+// symcache build of a split build maps one file per unit, thousands of
+// them, and releases pages of each: finding a region is a binary search.
 var mapped struct {
 	mu      sync.Mutex
-	regions [][]byte
+	regions [][]byte // sorted by address; mappings do not overlap
+}
+
+func base(b []byte) uintptr { return uintptr(unsafe.Pointer(&b[0])) }
+
+// regionAt returns the index of the last region starting at or below p.
+func regionAt(p uintptr) int {
+	i, found := slices.BinarySearchFunc(mapped.regions, p, func(r []byte, p uintptr) int { return cmp.Compare(base(r), p) })
+	if found {
+		return i
+	}
+	return i - 1
 }
 
 func register(data []byte) *Region {
 	mapped.mu.Lock()
-	mapped.regions = append(mapped.regions, data)
+	mapped.regions = slices.Insert(mapped.regions, regionAt(base(data))+1, data)
 	mapped.mu.Unlock()
 	return &Region{Data: data}
 }
@@ -133,11 +148,8 @@ func register(data []byte) *Region {
 func unregister(data []byte) {
 	mapped.mu.Lock()
 	defer mapped.mu.Unlock()
-	for i, r := range mapped.regions {
-		if &r[0] == &data[0] {
-			mapped.regions = append(mapped.regions[:i], mapped.regions[i+1:]...)
-			return
-		}
+	if i := regionAt(base(data)); i >= 0 && base(mapped.regions[i]) == base(data) {
+		mapped.regions = slices.Delete(mapped.regions, i, i+1)
 	}
 }
 
@@ -151,16 +163,12 @@ func Release(b []byte) {
 	if len(b) == 0 {
 		return
 	}
-	start := uintptr(unsafe.Pointer(&b[0]))
+	start := base(b)
 	end := start + uintptr(len(b))
 	mapped.mu.Lock()
 	var region []byte
-	for _, r := range mapped.regions {
-		base := uintptr(unsafe.Pointer(&r[0]))
-		if base <= start && end <= base+uintptr(len(r)) {
-			region = r
-			break
-		}
+	if i := regionAt(start); i >= 0 && end <= base(mapped.regions[i])+uintptr(len(mapped.regions[i])) {
+		region = mapped.regions[i]
 	}
 	mapped.mu.Unlock()
 	if region == nil {
@@ -168,9 +176,9 @@ func Release(b []byte) {
 	}
 	// Offsets of b's first and last pages within the region, which
 	// starts on a page boundary.
-	base := uintptr(unsafe.Pointer(&region[0]))
+	rb := base(region)
 	page := uintptr(os.Getpagesize())
-	lo := (start - base) &^ (page - 1)
-	hi := min((end-base+page-1)&^(page-1), uintptr(len(region)))
+	lo := (start - rb) &^ (page - 1)
+	hi := min((end-rb+page-1)&^(page-1), uintptr(len(region)))
 	release(region[lo:hi])
 }
