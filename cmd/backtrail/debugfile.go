@@ -20,7 +20,9 @@ a fat Mach-O file), its format and kind, architecture, the debug_id and
 code_id crash reports refer to it by, the GNU build-id or Mach-O UUID and Go
 build ID, the image's preferred load address and size, and which
 symbolication data it holds: symbol table, debug information (DWARF), unwind
-information, Go pclntab. PATH may be a .dSYM bundle.
+information, Go pclntab. PATH may be a .dSYM bundle. For a binary built
+with -gsplit-dwarf it counts the skeleton units and those whose split DWARF
+(PATH.dwp or the .dwo files, as symbolize finds them) is missing.
 
 With --json it prints one JSON object per file.
 `,
@@ -42,6 +44,14 @@ type objectInfo struct {
 	ImageVMAddr string             `json:"image_vmaddr"`
 	ImageSize   uint64             `json:"image_size"`
 	Features    debugfile.Features `json:"features"`
+	Split       *splitInfo         `json:"split,omitempty"`
+}
+
+// splitInfo counts the skeleton units of split DWARF, and those whose
+// split unit was not found, with why.
+type splitInfo struct {
+	Units   int      `json:"units"`
+	Missing []string `json:"missing,omitempty"`
 }
 
 type fileInfo struct {
@@ -69,6 +79,15 @@ func runDebugfileInfo(ctx context.Context, e *env, fs *flag.FlagSet, args []stri
 			if len(o.BuildID) > 0 {
 				oi.BuildID = fmt.Sprintf("%x", o.BuildID)
 			}
+			if o.Format == debugfile.FormatELF && len(f.Objects) == 1 {
+				f.FollowSplitDWARF(f.Path, "")
+				if n := countSkeletons(o); n > 0 {
+					oi.Split = &splitInfo{Units: n}
+					for _, err := range f.SplitDWARFErrors() {
+						oi.Split.Missing = append(oi.Split.Missing, err.Error())
+					}
+				}
+			}
 			fi.Objects = append(fi.Objects, oi)
 		}
 		f.Close()
@@ -88,6 +107,12 @@ func runDebugfileInfo(ctx context.Context, e *env, fs *flag.FlagSet, args []stri
 			}
 			fmt.Fprintf(e.stdout, "    image:        %s, %#x bytes\n", o.ImageVMAddr, o.ImageSize)
 			fmt.Fprintf(e.stdout, "    features:     %s\n", featureList(o.Features))
+			if sp := o.Split; sp != nil {
+				fmt.Fprintf(e.stdout, "    split DWARF:  %d units, %d without their split file\n", sp.Units, len(sp.Missing))
+				for _, m := range sp.Missing {
+					fmt.Fprintf(e.stdout, "      %s\n", m)
+				}
+			}
 		}
 	}
 	return nil

@@ -258,18 +258,7 @@ func splitSymcache(path, dir string, stderr io.Writer) (string, error) {
 	}
 	o := f.Objects[0]
 	f.FollowSplitDWARF(path, "")
-	d, err := o.DWARF()
-	if err != nil || d == nil {
-		return "", nil // uploaded as it is; the server says what it lacks
-	}
-	skeletons := 0
-	units := d.Units()
-	for i := range units {
-		var ui dwarf.UnitInfo
-		if d.ReadRoot(&units[i], &ui) == nil && ui.DWOName != nil {
-			skeletons++
-		}
-	}
+	skeletons := countSkeletons(o)
 	if skeletons == 0 || len(f.SplitDWARFErrors()) == skeletons {
 		warnSplit(stderr, f.SplitDWARFErrors())
 		return "", nil
@@ -390,4 +379,24 @@ func httpError(resp *http.Response) error {
 		return fmt.Errorf("server: %s (%s)", e.Detail, resp.Status)
 	}
 	return errors.New("server: " + resp.Status)
+}
+
+// countSkeletons returns how many of o's units are skeletons of split
+// DWARF. Reading their roots looks for their split files, as
+// FollowSplitDWARF set up: the file's SplitDWARFErrors then tell which are
+// missing.
+func countSkeletons(o *debugfile.Object) int {
+	d, err := o.DWARF()
+	if err != nil || d == nil {
+		return 0
+	}
+	n := 0
+	units := d.Units()
+	for i := range units {
+		var ui dwarf.UnitInfo
+		if d.ReadRoot(&units[i], &ui) == nil && ui.DWOName != nil {
+			n++
+		}
+	}
+	return n
 }

@@ -15,7 +15,8 @@ import (
 // TestUpload sends debug files to a real server: a binary built with
 // -gsplit-dwarf goes with the symcache of its .dwo files, a second upload
 // of the same sends nothing, a copy whose split DWARF is gone goes alone
-// with a warning, and a symcache goes as it is.
+// with a warning (and debugfile info counts its units without it), and a
+// symcache goes as it is.
 func TestUpload(t *testing.T) {
 	srv := servertest.Start(t, servertest.Options{})
 	upload := func(paths ...string) (stdout, stderr string) {
@@ -62,6 +63,15 @@ func TestUpload(t *testing.T) {
 	}
 	if out, warned := upload(lone); !strings.Contains(out, "1 uploaded") || !strings.Contains(warned, "split DWARF") {
 		t.Errorf("upload without the package said %q, warned %q", out, warned)
+	}
+	// debugfile info tells the two apart.
+	for path, want := range map[string]string{
+		dwo.Path: "split DWARF:  3 units, 0 without their split file\n",
+		lone:     "split DWARF:  3 units, 3 without their split file\n",
+	} {
+		if code, out, stderr := runCode("debugfile", "info", path); code != 0 || !strings.Contains(out, want) {
+			t.Errorf("debugfile info %s: exit %d, %s%s, want %q", path, code, out, stderr, want)
+		}
 	}
 
 	sc := filepath.Join(t.TempDir(), "calc.symcache")
