@@ -171,6 +171,36 @@ func TestFollowSplitDWARF(t *testing.T) {
 				defer os.Rename(hidden, dwo)
 				checkSplit(t, readSplit(t, exe, true), false)
 			})
+			t.Run("junk-dwo", func(t *testing.T) {
+				// Not a split file at all: the skeleton stands alone and
+				// the error names the file.
+				saved, err := os.ReadFile(dwo)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer os.WriteFile(dwo, saved, 0o666)
+				if err := os.WriteFile(dwo, []byte("\x7fELF not really"), 0o666); err != nil {
+					t.Fatal(err)
+				}
+				f, err := debugfile.Open(exe)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				f.FollowSplitDWARF(exe, "")
+				d, err := f.Objects[0].DWARF()
+				if err != nil {
+					t.Fatal(err)
+				}
+				var ui dwarf.UnitInfo
+				if err := d.ReadUnit(&d.Units()[0], &ui); err != nil {
+					t.Fatal(err)
+				}
+				checkSplit(t, ui, false)
+				if errs := f.SplitDWARFErrors(); len(errs) != 1 || !strings.Contains(errs[0].Error(), dwo) {
+					t.Errorf("split errors %v, want one naming %s", errs, dwo)
+				}
+			})
 			t.Run("other-build", func(t *testing.T) {
 				// A .dwo rebuilt from changed source has another id (a
 				// hash of its entries): its units describe other code,

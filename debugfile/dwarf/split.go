@@ -57,21 +57,23 @@ func (ui *UnitInfo) dwoIdentity() uint64 {
 
 // splitReader loads the split unit of skeleton ui, whose root skel read,
 // and returns a reader of its entries, past its root. The root's name,
-// producer and language complete ui's. It reports false when there is no
-// usable split unit: the skeleton then stands alone.
-func (d *Data) splitReader(ui *UnitInfo, skel *entryReader) (*entryReader, bool) {
+// producer and language complete ui's. It returns nil when the loader
+// finds no split unit of the skeleton's id (the skeleton then stands
+// alone, and the loader says why), and an error naming the split file
+// when the split unit it found cannot be read.
+func (d *Data) splitReader(ui *UnitInfo, skel *entryReader) (*entryReader, error) {
 	id := ui.dwoIdentity()
 	sd, err := d.split(Skeleton{DWOName: string(ui.DWOName), CompDir: string(ui.CompDir), ID: id})
 	if err != nil || sd == nil {
-		return nil, false
+		return nil, nil
 	}
 	su := sd.splitUnit(id)
 	if su == nil {
-		return nil, false
+		return nil, nil
 	}
 	r, err := sd.newEntryReader(su)
 	if err != nil {
-		return nil, false
+		return nil, splitError(ui, err)
 	}
 	// The split unit inherits the skeleton's bases for the tables that
 	// stay in the binary. Its own string offsets and range lists start
@@ -90,8 +92,11 @@ func (d *Data) splitReader(ui *UnitInfo, skel *entryReader) (*entryReader, bool)
 	r.noRanges = true // the skeleton's ranges are the unit's
 	children, err := r.readRoot(&root)
 	r.noRanges = false
-	if err != nil || !children {
-		return nil, false
+	if err != nil {
+		return nil, splitError(ui, err)
+	}
+	if !children {
+		return nil, nil
 	}
 	if ui.Name == nil {
 		ui.Name = root.Name
@@ -102,7 +107,13 @@ func (d *Data) splitReader(ui *UnitInfo, skel *entryReader) (*entryReader, bool)
 	if ui.Language == 0 {
 		ui.Language = root.Language
 	}
-	return r, true
+	return r, nil
+}
+
+// splitError says that the split unit of skeleton ui is malformed: err
+// names a section of the split file, which this names.
+func splitError(ui *UnitInfo, err error) error {
+	return fmt.Errorf("split unit %#x in %s: %w", ui.dwoIdentity(), ui.DWOName, err)
 }
 
 // SplitSections returns the sections of the split DWARF that ui's entries
@@ -145,7 +156,6 @@ func (d *Data) splitUnit(id uint64) *Unit {
 // of a .dwo file, with the units of many; a unit's offsets into them are
 // relative to its contributions.
 type Package struct {
-	sec  Sections
 	rows map[uint64]Sections // by DWO id
 }
 
@@ -202,7 +212,7 @@ func NewPackage(s Sections, cuIndex []byte, bigEndian bool) (*Package, error) {
 		x := bin.New(".debug_cu_index", 0, p[i*4:i*4+4], bigEndian)
 		return x.U32()
 	}
-	p := &Package{sec: s, rows: make(map[uint64]Sections)}
+	p := &Package{rows: make(map[uint64]Sections)}
 	for slot := range nslots {
 		row := u32(indexes, slot)
 		if row == 0 {

@@ -3,6 +3,7 @@ package dwarf_test
 import (
 	"encoding/binary"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -298,4 +299,27 @@ func FuzzSplit(f *testing.F) {
 			checkUnitInfo(t, &ui)
 		}
 	})
+}
+
+// TestSplitUnitCorrupt reads a skeleton whose split unit is malformed, in
+// its root or in its entries: the error names the split file and the
+// failing place in it, and the unit is not passed off as complete.
+func TestSplitUnitCorrupt(t *testing.T) {
+	main, dwo := splitPair(5)
+	// The split unit's header is 20 bytes, its root entry 4.
+	for name, at := range map[string]int{"root": 20, "entries": 24} {
+		bad := dwo
+		bad.Info = slices.Clone(dwo.Info)
+		bad.Info[at] = 0x7f // no such abbreviation
+		d := mustNew(t, main)
+		d.SetSplitLoader(func(dwarf.Skeleton) (*dwarf.Data, error) { return d.Split(bad) })
+		var ui dwarf.UnitInfo
+		err := d.ReadUnit(&d.Units()[0], &ui)
+		if err == nil || !strings.Contains(err.Error(), "x.dwo") || !strings.Contains(err.Error(), "abbreviation code 127") {
+			t.Errorf("%s: ReadUnit error %v, want one naming x.dwo and the bad code", name, err)
+		}
+		if err := d.ReadRoot(&d.Units()[0], &ui); (err != nil) != (name == "root") {
+			t.Errorf("%s: ReadRoot error %v", name, err)
+		}
+	}
 }

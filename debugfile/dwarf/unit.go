@@ -125,9 +125,9 @@ func (d *Data) ReadRoot(u *Unit, ui *UnitInfo) error {
 	}
 	if d.split != nil && ui.skeleton() {
 		// The skeleton's root rarely names the producer and language.
-		d.splitReader(ui, r)
+		_, err = d.splitReader(ui, r)
 	}
-	return nil
+	return err
 }
 
 // ReadUnit reads unit u's root entry and all its subroutine entries into ui.
@@ -152,7 +152,11 @@ func (d *Data) ReadUnit(u *Unit, ui *UnitInfo) error {
 		return err
 	}
 	if d.split != nil && ui.skeleton() {
-		if sr, ok := d.splitReader(ui, r); ok {
+		sr, err := d.splitReader(ui, r)
+		if err != nil {
+			return err
+		}
+		if sr != nil {
 			r, ui.r, ui.Split = sr, sr, true
 			children = true
 		}
@@ -160,7 +164,13 @@ func (d *Data) ReadUnit(u *Unit, ui *UnitInfo) error {
 	if !children {
 		return nil
 	}
-	return r.readEntries(ui)
+	if err := r.readEntries(ui); err != nil {
+		if ui.Split {
+			return splitError(ui, err)
+		}
+		return err
+	}
+	return nil
 }
 
 // readEntries reads the subroutine entries below the root into ui.
